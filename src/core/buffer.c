@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * buffer.c - per-thread rings in a shared file mapping, and the writer that drains them.
+ *
+ * Design (see format.h for the files):
+ *
+ * The ring file is mapped MAP_SHARED into one address range reserved at start, so chunk
+ * addresses never move; it grows one slot at a time.  A slot belongs to one live thread.
+ * The producer is the only writer of its ACTIVE chunk: it appends records and release-stores
+ * the chunk's `used` after each one (lt_commit, a plain store on x86-64).  No lock, no
+ * atomic read-modify-write and no syscall on the hot path.
+ *
+ * When a chunk is full the producer seals it (state SEALED, release) and moves to the next
+ * chunk of its slot, which must be FREE.  The writer thread copies SEALED chunks, per slot in
+ * ring order, to the events file under `io_lock` and marks them FREE (release); the producer
+ * reads the state with acquire, so it never reuses a chunk that is still being copied.
+ *
+ * Ring full: with the block policy (default) the producer drains its own slot synchronously
+ * (it takes io_lock and writes, so it slows down to the disk's pace but loses nothing); with
+ * the drop policy, or when writing fails, it keeps its full chunk ACTIVE and counts every
+ * further event in that chunk's `lost` field until the next chunk is FREE again.  The count
+ * lives in the shared mapping, so it survives a crash too.
+ *
+ * Ownership: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
+ * and to the writer while SEALED->FREE.  A slot's `drain` index belongs to io_lock holders.
+ * Slot allocation and ring growth take `slot_lock`.  Neither lock is ever taken on the hot
+ * path, and none of this calls the pthread functions the library intercepts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "lt.h"
+
+enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
+
+struct slot {
+	_Atomic int state;
+	uint32_t thread;
+	unsigned drain; /* next chunk to copy out; io_lock */
+};
+
+struct tracked_fd {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char path[PATH_MAX];
+	int flags;
+};
+
+static struct {
+	char *base;     /* reserved range: ring header page, then the slots */
+	size_t reserved; /* bytes reserved at `base` */
+	uint64_t chunk_size, slot_size;
+	unsigned chunks, max_slots;
+	_Atomic unsigned nslots; /* slots mapped so far */
+	struct slot *slots;
+	struct tracked_fd ring, events;
+	struct lt_lock slot_lock, io_lock;
+	int io_failed; /* the last write to events failed; io_lock */
+	/* the writer thread */
+	_Atomic uint32_t wake;
+	_Atomic int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
+	pthread_t writer;
+} R;
+
+static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				     void *);
+
+static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
+{
+	return (struct lt_chunk_header *)(R.base + LT_FILE_HEADER_SIZE + slot * R.slot_size +
+					  i * R.chunk_size);
+}
+
+static int chunk_state(const struct lt_chunk_header *c)
+{
+	return (int)__atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+}
+
+/* Opens dir/name for the tracer alone: created here (O_EXCL), never through a symlink. */
+static int tracked_open(struct tracked_fd *f, const char *dir, const char *name, int flags)
+{
+	snprintf(f->path, sizeof(f->path), "%s/%s", dir, name);
+	f->flags = flags;
+	f->fd = open(f->path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f->fd < 0)
+		return -errno;
+	/* Keep clear of the low descriptors programs reuse (dup2 onto 0..2 and friends). */
+	int high = fcntl(f->fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(f->fd);
+		f->fd = high;
+	}
+	struct stat st;
+	if (fstat(f->fd, &st) != 0)
+		return -errno;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * Returns f's descriptor, reopening the file when the program closed ours (or reused its
+ * number for a file of its own, which we must never touch).  -1 when the file is gone.
+ */
+static int tracked_fd(struct tracked_fd *f)
+{
+	struct stat st;
+	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+		return f->fd;
+	int fd = open(f->path, f->flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
+		close(fd);
+		return -1;
+	}
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	lt_info("reopened %s (the program closed the tracer's descriptor)", f->path);
+	f->fd = fd;
+	return fd;
+}
+
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static void file_header(struct lt_file_header *h, const char *magic)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, magic, 8);
+	h->major = LT_FORMAT_MAJOR;
+	h->minor = LT_FORMAT_MINOR;
+	h->header_size = sizeof(*h);
+	h->pid = (uint32_t)getpid();
+	h->chunks = R.chunks;
+	h->chunk_size = R.chunk_size;
+	h->slot_size = R.slot_size;
+}
+
+static int write_file_header(struct tracked_fd *f, const char *magic)
+{
+	static char page[LT_FILE_HEADER_SIZE];
+	memset(page, 0, sizeof(page));
+	file_header((struct lt_file_header *)page, magic);
+	struct iovec iov = {page, sizeof(page)};
+	return write_all(f->fd, &iov, 1);
+}
+
+int lt_buffer_open(const char *dir, int after_fork)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		page = 4096;
+	if (after_fork) {
+		/* Drop the parent's shared ring from our address space, keep the range. */
+		if (R.base)
+			mmap(R.base, R.reserved, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		if (R.ring.fd >= 0)
+			close(R.ring.fd);
+		if (R.events.fd >= 0)
+			close(R.events.fd);
+		memset(R.slots, 0, R.max_slots * sizeof(*R.slots));
+		R.nslots = 0;
+		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
+		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
+		R.io_failed = 0;
+		R.writer_state = 0;
+	} else {
+		R.chunks = 8;
+		R.chunk_size = lt_cfg.buffer_size / R.chunks;
+		R.chunk_size -= R.chunk_size % (uint64_t)page;
+		if (R.chunk_size < (uint64_t)page)
+			R.chunk_size = (uint64_t)page;
+		R.slot_size = R.chunk_size * R.chunks;
+		uint64_t budget = 1ull << 40; /* address space, not memory */
+		R.max_slots = (unsigned)(budget / R.slot_size);
+		if (R.max_slots > 32768)
+			R.max_slots = 32768;
+		R.reserved = LT_FILE_HEADER_SIZE + (size_t)R.max_slots * R.slot_size;
+		void *b = mmap(NULL, R.reserved, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (b == MAP_FAILED) {
+			lt_warn("cannot reserve %zu bytes of address space for the rings: %s",
+				R.reserved, strerror(errno));
+			return -errno;
+		}
+		R.base = b;
+		R.slots = calloc(R.max_slots, sizeof(*R.slots));
+		if (!R.slots)
+			return -ENOMEM;
+		R.ring.fd = R.events.fd = -1;
+	}
+	int err = tracked_open(&R.ring, dir, "ring", O_RDWR);
+	if (!err)
+		err = write_file_header(&R.ring, LT_RING_MAGIC);
+	if (!err)
+		err = tracked_open(&R.events, dir, LT_EVENTS_FILE, O_WRONLY | O_APPEND);
+	if (!err)
+		err = write_file_header(&R.events, LT_FILE_MAGIC);
+	if (err)
+		lt_warn("cannot create the trace files in %s: %s", dir, strerror(-err));
+	return err;
+}
+
+/* Maps one more slot at the end of the ring file.  slot_lock held. */
+static int ring_grow(void)
+{
+	unsigned s = R.nslots;
+	if (s >= R.max_slots)
+		return -ENOSPC;
+	int fd = tracked_fd(&R.ring);
+	if (fd < 0)
+		return -EBADF;
+	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
+	/* Reserve the blocks now: a page of a sparse file that cannot be allocated later would
+	 * kill the program with SIGBUS on its first store. */
+	int err = posix_fallocate(fd, off, (off_t)R.slot_size);
+	if (err)
+		return -err;
+	void *p = mmap(R.base + off, R.slot_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		       fd, off);
+	if (p == MAP_FAILED)
+		return -errno;
+	R.nslots = s + 1;
+	return 0;
+}
+
+static void chunk_start(struct lt_thread *t, unsigned i)
+{
+	struct lt_chunk_header *c = chunk_at((unsigned)t->slot, i);
+	c->used = 0;
+	c->lost = 0;
+	c->flags = 0;
+	c->magic = LT_CHUNK_MAGIC;
+	c->header_size = sizeof(*c);
+	c->thread = t->index;
+	c->tid = t->tid;
+	c->seq = t->seq++;
+	c->capacity = R.chunk_size;
+	c->check = lt_chunk_check(c);
+	__atomic_store_n(&c->state, LT_CHUNK_ACTIVE, __ATOMIC_RELEASE);
+	t->cur = i;
+	t->chunk = c;
+	t->data = (uint64_t *)(c + 1);
+	t->pos = t->data;
+	t->end = (uint64_t *)((char *)c + R.chunk_size);
+}
+
+int lt_buffer_attach(struct lt_thread *t)
+{
+	int err = 0;
+	unsigned s;
+	t->slot = -1;
+	t->chunk = &t->dummy;
+	t->data = t->pos = t->end = t->sink;
+	lt_lock(&R.slot_lock);
+	for (s = 0; s < R.nslots; s++)
+		if (R.slots[s].state == SLOT_FREE)
+			break;
+	if (s == R.nslots)
+		err = ring_grow();
+	if (!err) {
+		R.slots[s].state = SLOT_OWNED;
+		R.slots[s].thread = t->index;
+	}
+	lt_unlock(&R.slot_lock);
+	if (err) {
+		static _Atomic int warned;
+		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			lt_warn("no ring for thread %u (%s): its events are counted as lost",
+				t->index, strerror(-err));
+		return err;
+	}
+	t->slot = (int)s;
+	/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
+	chunk_start(t, R.slots[s].drain);
+	return 0;
+}
+
+static void writer_kick(void);
+
+static void chunk_seal(struct lt_chunk_header *c, int last)
+{
+	if (last)
+		c->flags |= LT_CHUNK_LAST;
+	__atomic_store_n(&c->state, LT_CHUNK_SEALED, __ATOMIC_RELEASE);
+}
+
+void lt_buffer_detach(struct lt_thread *t)
+{
+	if (t->slot < 0)
+		return;
+	struct lt_chunk_header *c = chunk_at((unsigned)t->slot, t->cur);
+	chunk_seal(c, 1);
+	__atomic_store_n(&R.slots[t->slot].state, SLOT_ENDED, __ATOMIC_RELEASE);
+	t->slot = -1;
+	t->chunk = &t->dummy;
+	t->data = t->pos = t->end = t->sink;
+	writer_kick();
+}
+
+/* Copies one chunk's header and committed records to the events file.  io_lock held. */
+static int chunk_write(struct lt_chunk_header *c)
+{
+	int fd = tracked_fd(&R.events);
+	if (fd < 0)
+		return -EBADF;
+	struct lt_chunk_header h = *c;
+	h.used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+	if (h.used > R.chunk_size - sizeof(h))
+		h.used = R.chunk_size - sizeof(h);
+	h.lost = __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
+	h.capacity = sizeof(h) + h.used;
+	h.state = LT_CHUNK_SEALED;
+	h.check = lt_chunk_check(&h);
+	struct iovec iov[2] = {{&h, sizeof(h)}, {c + 1, h.used}};
+	return write_all(fd, iov, 2);
+}
+
+/* Copies the slot's SEALED chunks in ring order and frees them.  io_lock held. */
+static int slot_drain(unsigned s)
+{
+	struct slot *sl = &R.slots[s];
+	for (unsigned n = 0; n < R.chunks; n++) {
+		struct lt_chunk_header *c = chunk_at(s, sl->drain);
+		if (chunk_state(c) != LT_CHUNK_SEALED)
+			break;
+		int err = chunk_write(c);
+		if (err) {
+			if (!R.io_failed)
+				lt_warn("cannot write %s: %s; events stay in the ring, new ones "
+					"are counted as lost until it works again",
+					R.events.path, strerror(-err));
+			R.io_failed = 1;
+			return err;
+		}
+		R.io_failed = 0;
+		__atomic_store_n(&c->state, LT_CHUNK_FREE, __ATOMIC_RELEASE);
+		sl->drain = (sl->drain + 1) % R.chunks;
+	}
+	return 0;
+}
+
+/* One pass over every slot; frees the slots of ended threads once drained. */
+static void drain_all(void)
+{
+	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	for (unsigned s = 0; s < n; s++) {
+		int st = __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE);
+		if (st == SLOT_FREE)
+			continue;
+		lt_lock(&R.io_lock);
+		int err = slot_drain(s);
+		int done = !err && st == SLOT_ENDED &&
+			   chunk_state(chunk_at(s, R.slots[s].drain)) == LT_CHUNK_FREE;
+		lt_unlock(&R.io_lock);
+		if (done)
+			__atomic_store_n(&R.slots[s].state, SLOT_FREE, __ATOMIC_RELEASE);
+	}
+}
+
+static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
+{
+	if (t->slot < 0) {
+		t->lost_noslot++;
+		return t->sink;
+	}
+	struct lt_chunk_header *cur = chunk_at((unsigned)t->slot, t->cur);
+	unsigned next = (t->cur + 1) % R.chunks;
+	struct lt_chunk_header *nc = chunk_at((unsigned)t->slot, next);
+	if (t->dropping) {
+		/* Count, and look for a free chunk now and then (one load). */
+		cur->lost++;
+		if ((cur->lost & 63) != 1 || chunk_state(nc) != LT_CHUNK_FREE)
+			return t->sink;
+		t->dropping = 0;
+		cur->lost--; /* this event will be recorded after all */
+	} else if (chunk_state(nc) != LT_CHUNK_FREE) {
+		if (lt_cfg.overflow == LT_OVERFLOW_BLOCK) {
+			/* Copy our own sealed chunks out: slower, but nothing is lost. */
+			lt_lock(&R.io_lock);
+			slot_drain((unsigned)t->slot);
+			lt_unlock(&R.io_lock);
+		}
+		if (chunk_state(nc) != LT_CHUNK_FREE) {
+			t->dropping = 1;
+			cur->flags |= (uint32_t)(lt_cfg.overflow == LT_OVERFLOW_BLOCK ? LT_LOST_IO
+										     : LT_LOST_BUFFER)
+				      << 8;
+			cur->lost++;
+			t->chunk = &t->dummy;
+			t->data = t->pos = t->end = t->sink;
+			writer_kick();
+			return t->sink;
+		}
+	}
+	chunk_seal(cur, 0);
+	chunk_start(t, next);
+	writer_kick();
+	return lt_reserve(t, words);
+}
+
+/* The program's errno must survive whatever the slow path does (futex, write). */
+uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
+{
+	int saved = errno;
+	uint64_t *p = reserve_slow(t, words);
+	errno = saved;
+	return p;
+}
+
+void lt_buffer_flush_all(int snapshot_active)
+{
+	drain_all();
+	if (!snapshot_active)
+		return;
+	/* Copy what live threads have committed so far; the reader keeps the longest copy. */
+	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	lt_lock(&R.io_lock);
+	for (unsigned s = 0; s < n; s++) {
+		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) != SLOT_OWNED)
+			continue;
+		for (unsigned i = 0; i < R.chunks; i++) {
+			struct lt_chunk_header *c = chunk_at(s, i);
+			if (chunk_state(c) == LT_CHUNK_ACTIVE && c->used > 0)
+				chunk_write(c);
+		}
+	}
+	lt_unlock(&R.io_lock);
+}
+
+/* The writer: drains on every kick and at least every 100 ms; records a clock pair a second. */
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	lt_tls_guard = 1; /* nothing this thread does is traced */
+	uint64_t last_sync = lt_clock_mono_ns();
+	while (__atomic_load_n(&R.writer_state, __ATOMIC_ACQUIRE) == 1) {
+		uint32_t seen = __atomic_load_n(&R.wake, __ATOMIC_ACQUIRE);
+		drain_all();
+		uint64_t now = lt_clock_mono_ns();
+		if (now - last_sync >= 1000000000u) {
+			lt_meta_sync();
+			last_sync = now;
+		}
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		if (__atomic_load_n(&R.wake, __ATOMIC_ACQUIRE) == seen)
+			lt_futex(&R.wake, FUTEX_WAIT, seen, &ts);
+	}
+	return NULL;
+}
+
+static void writer_start(void)
+{
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&R.writer_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	if (!real_pthread_create_fn)
+		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
+	pthread_attr_t attr;
+	sigset_t all;
+	sigfillset(&all);
+	int err = -1;
+	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
+		/* The program's signals must never be delivered to the writer. */
+		pthread_attr_setsigmask_np(&attr, &all);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		err = real_pthread_create_fn(&R.writer, &attr, writer_main, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (err) {
+		lt_warn("cannot start the writer thread; threads will drain their own rings");
+		__atomic_store_n(&R.writer_state, 2, __ATOMIC_RELEASE);
+	}
+}
+
+static void writer_kick(void)
+{
+	int st = __atomic_load_n(&R.writer_state, __ATOMIC_ACQUIRE);
+	if (st == 0)
+		writer_start();
+	else if (st != 1)
+		return;
+	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
+	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
+}
+
+void lt_writer_stop(void)
+{
+	int expected = 1;
+	if (__atomic_compare_exchange_n(&R.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
+		lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
+	}
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * config.c - the LIBTRACE_* table and its parser.  Every variable the runtime reads is one
+ * row here; README.md documents each row (a test keeps them in sync).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "lt.h"
+
+struct lt_config lt_cfg;
+
+const char *const lt_module_names[] = {"pthread", "proc", "user", NULL};
+
+const struct lt_option lt_options[] = {
+	{"LIBTRACE_OUTPUT", LT_OPT_STRING, "", NULL,
+	 "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
+	 "directory. Every process writes its own <host>.<pid> sub-directory in it."},
+	{"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
+	 "Comma-separated modules to record: pthread, proc, user; or all, none."},
+	{"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "1M", NULL,
+	 "Largest chunk of the events file a thread keeps mapped (64K to 1G). Bounds the "
+	 "tracer's memory: about this much per live thread."},
+	{"LIBTRACE_MAX_SIZE", LT_OPT_SIZE, "0", NULL,
+	 "Largest events file per process; 0 means no limit. Beyond it events are counted "
+	 "as lost (cause nospace)."},
+	{"LIBTRACE_OVERFLOW", LT_OPT_CHOICE, "block", "block|drop",
+	 "When the events file cannot grow: block retries for up to a second before "
+	 "counting events as lost; drop counts them as lost at once."},
+	{"LIBTRACE_CLOCK", LT_OPT_CHOICE, "auto", "auto|tsc|monotonic",
+	 "Timestamp source: tsc where the TSC is invariant (auto), or CLOCK_MONOTONIC."},
+	{"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL,
+	 "1: do not print the trace directory at exit."},
+	{"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
+	 "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
+	{NULL, 0, NULL, NULL, NULL},
+};
+
+enum {
+	OPT_OUTPUT,
+	OPT_MODULES,
+	OPT_BUFFER_SIZE,
+	OPT_MAX_SIZE,
+	OPT_OVERFLOW,
+	OPT_CLOCK,
+	OPT_QUIET,
+	OPT_DEBUG,
+};
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && mul > 1)
+		end++;
+	if ((*end == 'B' || *end == 'b') && end[1] == '\0')
+		end++;
+	if (*end != '\0' || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"};
+	static const char *const no[] = {"0", "no", "false", "off"};
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || v < 0 || v > 100)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* Index of `s` among the '|'-separated words of `choices`, or -1. */
+static int parse_choice(const char *s, const char *choices)
+{
+	size_t len = strlen(s);
+	int i = 0;
+	for (const char *w = choices; *w; i++) {
+		const char *bar = strchr(w, '|');
+		size_t wl = bar ? (size_t)(bar - w) : strlen(w);
+		if (wl == len && !strncasecmp(w, s, len))
+			return i;
+		if (!bar)
+			break;
+		w = bar + 1;
+	}
+	return -1;
+}
+
+static int parse_modules(const char *s, unsigned *out)
+{
+	unsigned mask = 0;
+	while (*s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len == 3 && !strncasecmp(s, "all", 3)) {
+			mask = LT_MOD_ALL;
+		} else if (len == 4 && !strncasecmp(s, "none", 4)) {
+			mask = 0;
+		} else if (len > 0) {
+			size_t i;
+			for (i = 0; lt_module_names[i]; i++)
+				if (strlen(lt_module_names[i]) == len &&
+				    !strncasecmp(lt_module_names[i], s, len))
+					break;
+			if (!lt_module_names[i])
+				return -1;
+			mask |= 1u << i;
+		}
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	*out = mask;
+	return 0;
+}
+
+/* Applies the textual value of option i; returns -1 when it does not parse. */
+static int apply(size_t i, const char *v)
+{
+	const struct lt_option *o = &lt_options[i];
+	switch (i) {
+	case OPT_OUTPUT:
+		if (strlen(v) >= sizeof(lt_cfg.output))
+			return -1;
+		strcpy(lt_cfg.output, v);
+		return 0;
+	case OPT_MODULES:
+		return parse_modules(v, &lt_cfg.modules);
+	case OPT_BUFFER_SIZE: {
+		uint64_t sz;
+		if (parse_size(v, &sz) || sz < (64u << 10) || sz > (1ull << 30))
+			return -1;
+		lt_cfg.buffer_size = sz;
+		return 0;
+	}
+	case OPT_MAX_SIZE:
+		return parse_size(v, &lt_cfg.max_size);
+	case OPT_OVERFLOW: {
+		int c = parse_choice(v, o->choices);
+		if (c < 0)
+			return -1;
+		lt_cfg.overflow = c;
+		return 0;
+	}
+	case OPT_CLOCK: {
+		int c = parse_choice(v, o->choices);
+		if (c < 0)
+			return -1;
+		lt_cfg.clock = c - 1; /* auto -1, tsc 0, monotonic 1: enum lt_clock_kind */
+		return 0;
+	}
+	case OPT_QUIET:
+		return parse_bool(v, &lt_cfg.quiet);
+	case OPT_DEBUG:
+		return parse_int(v, &lt_cfg.debug);
+	}
+	return -1;
+}
+
+static const char *lookup(char *const *env, const char *name)
+{
+	if (!env)
+		return getenv(name);
+	size_t len = strlen(name);
+	for (; *env; env++)
+		if (!strncmp(*env, name, len) && (*env)[len] == '=')
+			return *env + len + 1;
+	return NULL;
+}
+
+int lt_config_load(char *const *env)
+{
+	int bad = 0;
+	memset(&lt_cfg, 0, sizeof(lt_cfg));
+	for (size_t i = 0; lt_options[i].name; i++) {
+		if (apply(i, lt_options[i].def) != 0)
+			return -1; /* a broken default is a bug, caught by the unit test */
+	}
+	/* LIBTRACE_DEBUG first, so that the warnings below honour it. */
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; lt_options[i].name; i++) {
+			if ((i == OPT_DEBUG) != (pass == 0))
+				continue;
+			const char *v = lookup(env, lt_options[i].name);
+			if (!v)
+				continue;
+			if (apply(i, v) != 0) {
+				lt_warn("%s=\"%s\" is not valid; using the default \"%s\"",
+					lt_options[i].name, v, lt_options[i].def);
+				apply(i, lt_options[i].def);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+char *lt_config_format(size_t i, char *buf, size_t len)
+{
+	const struct lt_option *o = &lt_options[i];
+	switch (i) {
+	case OPT_OUTPUT:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.output);
+		break;
+	case OPT_MODULES: {
+		size_t n = (size_t)snprintf(buf, len, "%s=", o->name);
+		int first = 1;
+		for (size_t m = 0; lt_module_names[m] && n < len; m++) {
+			if (!(lt_cfg.modules & (1u << m)))
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ",",
+					      lt_module_names[m]);
+			first = 0;
+		}
+		if (first && n < len)
+			snprintf(buf + n, len - n, "none");
+		break;
+	}
+	case OPT_BUFFER_SIZE:
+		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.buffer_size);
+		break;
+	case OPT_MAX_SIZE:
+		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.max_size);
+		break;
+	case OPT_OVERFLOW:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.overflow ? "drop" : "block");
+		break;
+	case OPT_CLOCK:
+		snprintf(buf, len, "%s=%s", o->name,
+			 lt_cfg.clock < 0 ? "auto" : lt_cfg.clock == 0 ? "tsc" : "monotonic");
+		break;
+	case OPT_QUIET:
+		snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
+		break;
+	case OPT_DEBUG:
+		snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+	return buf;
+}

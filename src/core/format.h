@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * format.h - the on-disk trace format, the only thing libtrace.so and the tools share.
+ *
+ * A trace directory holds one sub-directory per traced process, "<host>.<pid>", with:
+ *
+ *   meta    text, one "key value" per line, first line "libtrace-meta <major>.<minor>".
+ *           Written with O_APPEND, one write(2) per line, so every line that reached the
+ *           kernel survives any death of the process.  Keys are listed below (LT_META_*).
+ *   ring    the per-thread ring buffers themselves, a MAP_SHARED file: struct
+ *           lt_ring_header padded to LT_FILE_HEADER_SIZE, then slots of `chunks` chunks of
+ *           `chunk_size` bytes.  Each live thread owns one slot and writes records into its
+ *           chunks in turn; a full chunk is sealed and the thread moves to the next one.
+ *   events  the stream: struct lt_file_header padded to LT_FILE_HEADER_SIZE, then sealed
+ *           chunks copied out of the ring by the writer thread, each as its lt_chunk_header
+ *           (with `used` = the record bytes that follow, padded to 8) and its records.
+ *
+ * Every chunk starts with struct lt_chunk_header, whose `used` field the producer
+ * release-stores after every record.  Because the ring is a shared file mapping, whatever
+ * ends the process (exit, _exit, exec, a fatal signal, SIGKILL, the OOM killer) the page
+ * cache holds every committed record: a reader takes the chunks of `events`, then the
+ * ACTIVE and SEALED chunks of `ring` it has not seen (same thread and seq: the longer wins).
+ *
+ * Records are 8-byte aligned: a 16-byte struct lt_rec followed by (words - 2) payload
+ * words.  An enter/leave pair of an annotated region is 2 x 16 bytes.
+ *
+ * Compatibility: fields are only ever appended.  A reader accepts any minor version of its
+ * major version and must reject another major version.
+ */
+#ifndef LIBTRACE_FORMAT_H
+#define LIBTRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define LT_FORMAT_MAJOR 1
+#define LT_FORMAT_MINOR 0
+
+#define LT_META_FILE   "meta"
+#define LT_EVENTS_FILE "events"
+
+#define LT_FILE_MAGIC       "LIBTRACE"
+#define LT_FILE_HEADER_SIZE 4096u /* the first chunk starts on the second page */
+
+struct lt_file_header {
+	char magic[8]; /* LT_FILE_MAGIC or LT_RING_MAGIC, not NUL-terminated */
+	uint16_t major;
+	uint16_t minor;
+	uint32_t header_size; /* sizeof(struct lt_file_header) as written */
+	uint32_t pid;
+	uint32_t chunks;      /* ring: chunks per slot */
+	uint64_t chunk_size;  /* ring: bytes per chunk, header included */
+	uint64_t slot_size;   /* ring: bytes per slot (chunks * chunk_size) */
+};
+
+#define LT_RING_MAGIC "LTRACERG"
+
+/* Chunk states (ring only; every chunk of `events` is sealed). */
+enum lt_chunk_state {
+	LT_CHUNK_FREE = 0,   /* drained or never used: its contents are stale */
+	LT_CHUNK_ACTIVE = 1, /* the owning thread is writing into it */
+	LT_CHUNK_SEALED = 2, /* full or final, waiting for the writer */
+};
+
+#define LT_CHUNK_MAGIC 0x4b43544cu /* "LTCK" little-endian */
+
+/* Chunk flags. */
+#define LT_CHUNK_LAST 0x1u /* the thread ended cleanly; no chunk follows in its sequence */
+/* bits 8..15: enum lt_lost_cause of `lost` */
+
+struct lt_chunk_header {
+	uint32_t magic;
+	uint32_t header_size; /* sizeof(struct lt_chunk_header) as written */
+	uint32_t thread;      /* process-local thread index, never reused within a process */
+	uint32_t tid;         /* OS thread id */
+	uint64_t seq;         /* 0, 1, 2, ... within one thread */
+	uint64_t capacity;    /* bytes of the whole chunk, header included */
+	uint64_t used;        /* committed record bytes after the header (release-stored) */
+	uint64_t lost;        /* events dropped after this chunk's records (see flags) */
+	uint32_t flags;       /* LT_CHUNK_* */
+	uint32_t check;       /* lt_chunk_check() of the fields above `used` */
+	uint32_t state;       /* enum lt_chunk_state (ring) */
+	uint32_t reserved;
+};
+
+/* A cheap integrity check of the immutable part of a chunk header. */
+static inline uint32_t lt_chunk_check(const struct lt_chunk_header *c)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	h ^= c->magic + ((uint64_t)c->header_size << 32);
+	h *= 0xff51afd7ed558ccdull;
+	h ^= c->thread + ((uint64_t)c->tid << 32);
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= c->seq;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= c->capacity;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The fixed part of every record. */
+struct lt_rec {
+	uint64_t ts;   /* raw ticks of the process clock (see meta "clock") */
+	uint8_t type;  /* enum lt_rec_type */
+	uint8_t words; /* whole record size in 8-byte words, >= 2 */
+	uint16_t sub;  /* type-specific: function id, cause, value kind */
+	uint32_t arg;  /* type-specific: string id, thread index, result */
+};
+
+#define LT_REC_WORDS_MAX 255u
+#define LT_STRING_MAX    ((LT_REC_WORDS_MAX - 2) * 8 - 1) /* longest interned string */
+
+#define LT_NO_THREAD 0xffffffffu
+
+/*
+ * Record types.  "p[i]" is payload word i.
+ */
+enum lt_rec_type {
+	LT_REC_STRING = 1,       /* arg: string id (>= 1); payload: NUL-terminated bytes */
+	LT_REC_THREAD_BEGIN = 2, /* arg: thread index; p[0]: start routine address (0: none),
+				  * p[1]: parent thread index << 32 | tid */
+	LT_REC_THREAD_END = 3,   /* arg: thread index */
+	LT_REC_THREAD_CREATE = 4, /* arg: index of the created thread (inside pthread_create) */
+	LT_REC_THREAD_WAIT = 5,   /* arg: index of the joined thread (inside pthread_join) */
+	LT_REC_THREAD_NAME = 6,   /* arg: string id; p[0]: index of the named thread */
+	LT_REC_CALL_ENTER = 7,    /* sub: enum lt_fn; p[0] if present: object (see lt_fn);
+				   * p[1] if present: second object (condition waits: mutex) */
+	LT_REC_CALL_LEAVE = 8,    /* sub: enum lt_fn; arg: result (int, truncated to 32 bits) */
+	LT_REC_REGION_ENTER = 9,  /* arg: string id of the region name */
+	LT_REC_REGION_LEAVE = 10, /* arg: string id of the region name */
+	LT_REC_MARKER = 11,       /* arg: string id of the text */
+	LT_REC_COUNTER = 12,      /* arg: string id of the name; sub: LT_VALUE_*; p[0]: value */
+	LT_REC_LOST = 13,         /* sub: enum lt_lost_cause; p[0]: events lost */
+	LT_REC_TYPE_MAX
+};
+
+enum lt_value_kind {
+	LT_VALUE_INT64 = 0,
+	LT_VALUE_DOUBLE = 1,
+};
+
+enum lt_lost_cause {
+	LT_LOST_BUFFER = 1, /* drop policy: the thread's ring was full */
+	LT_LOST_IO = 2,     /* the events file could not be written (disk full, I/O error) */
+};
+
+/*
+ * Intercepted functions.  X(name, module, object) where object says what CALL_ENTER p[0]
+ * holds: NONE (no payload word), ADDR (the primitive's address), THREAD (a thread index),
+ * STRING (a string id: path or command), PID (a process id).  The ids are part of the
+ * format: only append.
+ */
+#define LT_FN_LIST(X)                                                                              \
+	X(pthread_create, pthread, NONE)                                                           \
+	X(pthread_join, pthread, THREAD)                                                           \
+	X(pthread_tryjoin_np, pthread, THREAD)                                                     \
+	X(pthread_timedjoin_np, pthread, THREAD)                                                   \
+	X(pthread_exit, pthread, NONE)                                                             \
+	X(pthread_mutex_lock, pthread, ADDR)                                                       \
+	X(pthread_mutex_trylock, pthread, ADDR)                                                    \
+	X(pthread_mutex_timedlock, pthread, ADDR)                                                  \
+	X(pthread_mutex_unlock, pthread, ADDR)                                                     \
+	X(pthread_rwlock_rdlock, pthread, ADDR)                                                    \
+	X(pthread_rwlock_tryrdlock, pthread, ADDR)                                                 \
+	X(pthread_rwlock_timedrdlock, pthread, ADDR)                                               \
+	X(pthread_rwlock_wrlock, pthread, ADDR)                                                    \
+	X(pthread_rwlock_trywrlock, pthread, ADDR)                                                 \
+	X(pthread_rwlock_timedwrlock, pthread, ADDR)                                               \
+	X(pthread_rwlock_unlock, pthread, ADDR)                                                    \
+	X(pthread_cond_wait, pthread, ADDR)                                                        \
+	X(pthread_cond_timedwait, pthread, ADDR)                                                   \
+	X(pthread_cond_signal, pthread, ADDR)                                                      \
+	X(pthread_cond_broadcast, pthread, ADDR)                                                   \
+	X(pthread_barrier_wait, pthread, ADDR)                                                     \
+	X(sem_wait, pthread, ADDR)                                                                 \
+	X(sem_timedwait, pthread, ADDR)                                                            \
+	X(sem_trywait, pthread, ADDR)                                                              \
+	X(sem_post, pthread, ADDR)                                                                 \
+	X(fork, proc, NONE)                                                                        \
+	X(execve, proc, STRING)                                                                    \
+	X(posix_spawn, proc, STRING)                                                               \
+	X(dlopen, proc, STRING)                                                                    \
+	X(dlclose, proc, ADDR)                                                                     \
+	X(pthread_mutex_clocklock, pthread, ADDR)                                                  \
+	X(pthread_cond_clockwait, pthread, ADDR)                                                   \
+	X(sem_clockwait, pthread, ADDR)                                                            \
+	X(pthread_clockjoin_np, pthread, THREAD)
+
+enum lt_fn {
+#define LT_FN_ENUM(name, module, object) LT_FN_##name,
+	LT_FN_LIST(LT_FN_ENUM)
+#undef LT_FN_ENUM
+	LT_FN_MAX
+};
+
+enum lt_fn_object {
+	LT_OBJ_NONE = 0,
+	LT_OBJ_ADDR,
+	LT_OBJ_THREAD,
+	LT_OBJ_STRING,
+	LT_OBJ_PID,
+};
+
+/*
+ * Keys of the meta file.  Values run to the end of the line; strings that may hold odd
+ * bytes (paths, arguments) are escaped: bytes < 0x21, 0x7f and '\\' become \xNN.
+ *
+ *   libtrace-meta 1.0            first line: format version
+ *   pid N / ppid N / host NAME / exe PATH
+ *   arg ESCAPED                  one line per argv element, in order
+ *   clock tsc|monotonic          what the ticks of this process are
+ *   clock_hz F                   ticks per second estimated at start
+ *   sync TICKS MONO_NS REAL_NS   a clock reading pair; one at start, more later, one at end
+ *   config NAME=ESCAPED          the resolved configuration
+ *   parent PID THREAD            set in a forked child: parent pid and forking thread index
+ *   map START END OFFSET PATH    an executable file mapping (hex), at start and each dlopen
+ *   dlopen TICKS PATH            a dlopen that changed the map
+ *   end TICKS REASON             the process ended (exit, exec); absent after a crash
+ */
+#define LT_META_MAGIC "libtrace-meta"
+
+#endif /* LIBTRACE_FORMAT_H */

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * init.c - start and end of tracing in a process: configuration, the trace directory, the
+ * process meta data, fork handling, and the slow half of lt_begin().
+ *
+ * Init runs from the library constructor, or earlier from the first intercepted call made
+ * by another library's constructor.  Whatever fails here turns tracing off for the process
+ * (logged once); the program always runs on.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lt.h"
+
+_Atomic int lt_state;
+unsigned lt_active;
+
+static char trace_dir[PATH_MAX];
+static char proc_dir[PATH_MAX];
+static pid_t traced_pid;
+static int is_root;       /* no traced parent: this process prints the exit line */
+static int stderr_known;  /* fd 2 was open at start ... */
+static dev_t stderr_dev;  /* ... and was this file */
+static ino_t stderr_ino;
+
+const char *lt_process_dir(void)
+{
+	return proc_dir;
+}
+
+void *lt_dlsym_next(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+/* Replaces every byte outside [A-Za-z0-9._-] by '_'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			*s = '_';
+}
+
+/* 0 when `path` is a real directory (not a symlink) owned by us; else -errno with a warning. */
+static int dir_usable(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode)) {
+		lt_warn("refusing trace directory %s: it is a symbolic link; not tracing", path);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		lt_warn("refusing trace directory %s: not a directory; not tracing", path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		lt_warn("refusing trace directory %s: owned by uid %u, not by us; not tracing",
+			path, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int make_trace_dir(void)
+{
+	if (lt_cfg.output[0]) {
+		snprintf(trace_dir, sizeof(trace_dir), "%s", lt_cfg.output);
+	} else {
+		char prog[64], date[32];
+		snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
+		sanitize(prog);
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+		char cwd[PATH_MAX - 128];
+		if (!getcwd(cwd, sizeof(cwd))) {
+			lt_warn("cannot get the current directory: %s; not tracing",
+				strerror(errno));
+			return -errno;
+		}
+		snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog, date,
+			 (int)getpid());
+	}
+	if (mkdir(trace_dir, 0700) != 0 && errno != EEXIST) {
+		lt_warn("cannot create trace directory %s: %s; not tracing", trace_dir,
+			strerror(errno));
+		return -errno;
+	}
+	int err = dir_usable(trace_dir);
+	if (err)
+		return err;
+	if (!lt_cfg.output[0]) {
+		/* Processes this one starts (exec, system, spawn) trace into the same place. */
+		snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
+		setenv("LIBTRACE_OUTPUT", trace_dir, 0);
+	}
+	return 0;
+}
+
+/* Creates <trace>/<host>.<pid>, or .<pid>.N when an earlier image of this pid (exec) has one. */
+static int make_process_dir(void)
+{
+	char host[256];
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	sanitize(host);
+	if (strlen(trace_dir) + strlen(host) + 40 > sizeof(proc_dir)) {
+		lt_warn("trace directory path too long: %s; not tracing", trace_dir);
+		return -ENAMETOOLONG;
+	}
+	char parent[PATH_MAX];
+	if (snprintf(parent, sizeof(parent), "%s/%s.%d", trace_dir, host, (int)getppid()) < 0)
+		return -EINVAL;
+	struct stat st;
+	is_root = lstat(parent, &st) != 0;
+	for (int n = 0; n < 1000; n++) {
+		int len;
+		if (n == 0)
+			len = snprintf(proc_dir, sizeof(proc_dir), "%s/%s.%d", trace_dir, host,
+				       (int)getpid());
+		else
+			len = snprintf(proc_dir, sizeof(proc_dir), "%s/%s.%d.%d", trace_dir, host,
+				       (int)getpid(), n);
+		if (len < 0 || len >= (int)sizeof(proc_dir))
+			return -ENAMETOOLONG;
+		if (mkdir(proc_dir, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+		is_root = 0; /* we are an exec'd image of a traced process */
+	}
+	lt_warn("cannot create %s: %s; not tracing", proc_dir, strerror(errno));
+	return -errno;
+}
+
+static void write_arguments(void)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+		lt_meta_escaped("arg", p);
+}
+
+static void write_meta(pid_t parent_pid, uint32_t parent_thread)
+{
+	char host[256], exe[PATH_MAX], buf[PATH_MAX + 64];
+	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
+	lt_meta_line("pid %d", (int)getpid());
+	lt_meta_line("ppid %d", (int)getppid());
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		lt_meta_escaped("host", host);
+	}
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		lt_meta_escaped("exe", exe);
+	}
+	write_arguments();
+	lt_meta_line("clock %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
+	lt_meta_line("clock_hz %.3f", lt_clock_hz());
+	lt_meta_sync();
+	for (size_t i = 0; lt_options[i].name; i++) {
+		lt_config_format(i, buf, sizeof(buf));
+		lt_meta_escaped("config", buf);
+	}
+	if (parent_pid)
+		lt_meta_line("parent %d %u", (int)parent_pid, parent_thread);
+	lt_meta_maps();
+}
+
+static void after_fork_child(void);
+
+void lt_init(void)
+{
+	int expected = LT_STATE_UNINIT;
+	if (!__atomic_compare_exchange_n(&lt_state, &expected, LT_STATE_INITIALIZING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	lt_tls_guard++;
+	int state = LT_STATE_OFF;
+	if (getauxval(AT_SECURE)) {
+		/* setuid/setgid: never trace, say nothing (the program's stderr is not ours). */
+		goto out;
+	}
+	lt_config_load(NULL);
+	if (!lt_cfg.modules)
+		goto out;
+	lt_clock_init(lt_cfg.clock);
+	if (make_trace_dir() || make_process_dir())
+		goto out;
+	int err = lt_meta_open(proc_dir);
+	if (err) {
+		lt_warn("cannot create %s/%s: %s; not tracing", proc_dir, LT_META_FILE,
+			strerror(-err));
+		goto out;
+	}
+	write_meta(0, 0);
+	if (lt_buffer_open(proc_dir, 0))
+		goto out;
+	struct stat st;
+	if (fstat(STDERR_FILENO, &st) == 0) {
+		stderr_known = 1;
+		stderr_dev = st.st_dev;
+		stderr_ino = st.st_ino;
+	}
+	traced_pid = getpid();
+	lt_thread_init();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	lt_active = lt_cfg.modules;
+	state = LT_STATE_ON;
+	/* The thread that initialises is thread 0 (the main thread, nearly always). */
+	lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
+	lt_info("tracing into %s", proc_dir);
+out:
+	__atomic_store_n(&lt_state, state, __ATOMIC_RELEASE);
+	lt_tls_guard--;
+}
+
+struct lt_thread *lt_begin_slow(unsigned mod)
+{
+	if (lt_tls_guard)
+		return NULL;
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
+		lt_init();
+	if (!(lt_active & mod))
+		return NULL;
+	struct lt_thread *t = lt_self;
+	if (!t) {
+		/* A thread we did not see start (created before init, or by raw clone). */
+		lt_tls_guard++;
+		t = lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
+		lt_tls_guard--;
+		if (!t)
+			return NULL;
+	}
+	if (t->guard || t->ended)
+		return NULL;
+	t->guard = 1;
+	return t;
+}
+
+/*
+ * In the child of fork: a new process directory, new files, a new ring, and the forking
+ * thread as thread 0.  The parent's buffered events stay the parent's.  When fork was
+ * called through our wrapper, its CALL_ENTER is repeated in the child's stream so that the
+ * child's fork call is balanced too.
+ */
+static void after_fork_child(void)
+{
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
+		return;
+	struct lt_thread *old = lt_self;
+	int in_wrapper = old && old->guard;
+	uint32_t parent_thread = old ? old->index : LT_NO_THREAD;
+	lt_tls_guard++;
+	lt_self = NULL;
+	lt_active = 0;
+	lt_thread_after_fork_child();
+	lt_strings_after_fork_child();
+	pid_t parent = traced_pid;
+	if (make_process_dir() || lt_meta_open(proc_dir) != 0) {
+		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
+		lt_tls_guard--;
+		return;
+	}
+	is_root = 0;
+	traced_pid = getpid();
+	write_meta(parent, parent_thread);
+	if (lt_buffer_open(proc_dir, 1)) {
+		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
+		lt_tls_guard--;
+		return;
+	}
+	lt_active = lt_cfg.modules;
+	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
+	if (t && in_wrapper) {
+		lt_call_enter0(t, LT_FN_fork);
+		t->guard = 1; /* the wrapper's lt_finish() drops it */
+	}
+	lt_tls_guard--;
+}
+
+/* Before exec: everything committed goes to the events file; the new image starts anew. */
+void lt_before_exec(void)
+{
+	if (getpid() != traced_pid)
+		return; /* a vfork child shares our memory: leave the parent's state alone */
+	lt_buffer_flush_all(1);
+	lt_meta_sync();
+	lt_meta_line("exec %llu", (unsigned long long)lt_now());
+}
+
+__attribute__((constructor)) static void lt_constructor(void)
+{
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
+		lt_init();
+}
+
+__attribute__((destructor)) static void lt_destructor(void)
+{
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON ||
+	    getpid() != traced_pid)
+		return;
+	lt_tls_guard++;
+	lt_buffer_flush_all(1);
+	lt_meta_sync();
+	lt_meta_line("end %llu exit", (unsigned long long)lt_now());
+	struct stat st;
+	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
+	    st.st_dev == stderr_dev && st.st_ino == stderr_ino) {
+		char line[PATH_MAX + 64];
+		int n = snprintf(line, sizeof(line), "libtrace: trace written to %s\n", trace_dir);
+		if (n > 0) {
+			ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+			(void)w;
+		}
+	}
+	lt_tls_guard--;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lt.h - internal interface of the libtrace runtime: global state, the per-thread state
+ * and the hot path that encodes a record into the calling thread's chunk.
+ *
+ * Everything here runs inside somebody else's program: no exit/abort, no stdio, no locks
+ * on the hot path, and the tracer's own calls are never traced (per-thread guard).
+ */
+#ifndef LIBTRACE_LT_H
+#define LIBTRACE_LT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the record encoder assumes a little-endian machine"
+#endif
+
+#define LT_EXPORT __attribute__((visibility("default")))
+#define LT_HIDDEN __attribute__((visibility("hidden")))
+#define LT_TLS    __attribute__((tls_model("initial-exec")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Run-time modules, selected by LIBTRACE_MODULES. */
+enum lt_module {
+	LT_MOD_PTHREAD = 1u << 0, /* pthread synchronisation and thread lifetime */
+	LT_MOD_PROC = 1u << 1,    /* fork, exec, posix_spawn, dlopen */
+	LT_MOD_USER = 1u << 2,    /* the annotation API (ltr_*) */
+};
+#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER)
+
+enum lt_state {
+	LT_STATE_UNINIT = 0,
+	LT_STATE_INITIALIZING,
+	LT_STATE_ON,
+	LT_STATE_OFF, /* disabled for good: AT_SECURE, bad output path, init failure */
+};
+
+enum lt_overflow {
+	LT_OVERFLOW_BLOCK = 0, /* wait for space, then count as lost */
+	LT_OVERFLOW_DROP = 1,  /* count as lost at once */
+};
+
+/* The resolved configuration (config.c fills it from the LIBTRACE_* table). */
+struct lt_config {
+	char output[4096];
+	unsigned modules;
+	uint64_t buffer_size; /* largest chunk a thread maps, bytes */
+	uint64_t max_size;    /* per-process events file limit, bytes; 0: none */
+	int overflow;         /* enum lt_overflow */
+	int debug;
+	int quiet;
+	int clock; /* enum lt_clock_kind, or -1 for auto */
+};
+
+/* Per-thread state.  Reached through one initial-exec TLS pointer; lives on the heap. */
+struct lt_thread {
+	/* Hot: the encoder's cursor. */
+	uint64_t *pos;                 /* next free word */
+	uint64_t *end;                 /* end of the writable area */
+	uint64_t *data;                /* first record word of `chunk` */
+	struct lt_chunk_header *chunk; /* where lt_commit() publishes `used` */
+	int guard;                     /* > 0 while the tracer itself runs on this thread */
+	int ended;                     /* THREAD_END written: record nothing more */
+	/* Cold: owned by buffer.c. */
+	uint32_t index; /* process-local thread index */
+	uint32_t tid;
+	int slot;            /* ring slot, -1 when none could be had */
+	unsigned cur;        /* index of the current chunk in the slot */
+	uint64_t seq;        /* sequence number of the next chunk */
+	int dropping;        /* the ring is full (drop policy or I/O error) */
+	uint64_t lost_noslot; /* events lost because the thread got no slot */
+	struct lt_chunk_header dummy; /* lt_commit() target while dropping */
+	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
+	/* Owned by thread.c and strings.c. */
+	struct lt_thread *next_live, *prev_live;
+	struct {
+		const char *ptr;
+		const char *interned;
+		uint32_t id;
+	} scache[32]; /* strings seen lately by pointer, for the annotation API */
+};
+
+/* Global state. */
+extern LT_HIDDEN struct lt_config lt_cfg;
+extern LT_HIDDEN _Atomic int lt_state;
+extern LT_HIDDEN unsigned lt_active; /* modules recording now; 0 until init is done */
+extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
+extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
+
+/* init.c */
+LT_HIDDEN void lt_init(void);
+LT_HIDDEN void lt_before_exec(void);
+LT_HIDDEN const char *lt_process_dir(void);
+
+/* clock.c */
+enum lt_clock_kind { LT_CLOCK_TSC = 0, LT_CLOCK_MONOTONIC = 1 };
+LT_HIDDEN extern int lt_clock_kind;
+LT_HIDDEN void lt_clock_init(int requested);
+LT_HIDDEN double lt_clock_hz(void);
+LT_HIDDEN uint64_t lt_clock_mono_ns(void);
+LT_HIDDEN uint64_t lt_clock_real_ns(void);
+
+static inline uint64_t lt_now(void)
+{
+#if defined(__x86_64__)
+	if (likely(lt_clock_kind == LT_CLOCK_TSC)) {
+		uint32_t lo, hi;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return ((uint64_t)hi << 32) | lo;
+	}
+#endif
+	return lt_clock_mono_ns();
+}
+
+/* buffer.c */
+LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);
+LT_HIDDEN int lt_buffer_attach(struct lt_thread *t);
+LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
+LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);
+LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
+LT_HIDDEN void lt_writer_stop(void);
+
+/* thread.c */
+LT_HIDDEN void lt_thread_init(void);
+LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);
+LT_HIDDEN void lt_thread_end(struct lt_thread *t); /* frees t */
+LT_HIDDEN uint32_t lt_thread_new_index(void);
+LT_HIDDEN void lt_thread_after_fork_child(void);
+LT_HIDDEN void lt_thread_map_after_fork_child(void);
+LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
+LT_HIDDEN uint32_t lt_thread_map_get(unsigned long handle, int remove);
+
+/* strings.c */
+LT_HIDDEN uint32_t lt_string_id(struct lt_thread *t, const char *s);
+LT_HIDDEN void lt_strings_after_fork_child(void);
+
+/* meta.c */
+LT_HIDDEN int lt_meta_open(const char *dir);
+LT_HIDDEN void lt_meta_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+LT_HIDDEN void lt_meta_escaped(const char *key, const char *value);
+LT_HIDDEN void lt_meta_maps(void);
+LT_HIDDEN void lt_meta_sync(void);
+
+/*
+ * Hot path.
+ *
+ * lt_begin() returns the calling thread's state when module `mod` records and the thread is
+ * not inside the tracer; it sets the guard so that whatever the wrapper calls is not traced.
+ * lt_finish() drops the guard.  Every wrapper pairs them:
+ *
+ *	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
+ *	if (!t) return real_f(...);
+ *	...records...; ret = real_f(...); ...records...
+ *	lt_finish(t);
+ */
+LT_HIDDEN struct lt_thread *lt_begin_slow(unsigned mod);
+
+static inline struct lt_thread *lt_begin(unsigned mod)
+{
+	struct lt_thread *t = lt_self;
+	if (likely((lt_active & mod) && t && !t->guard && !t->ended)) {
+		t->guard = 1;
+		return t;
+	}
+	return lt_begin_slow(mod);
+}
+
+static inline void lt_finish(struct lt_thread *t)
+{
+	t->guard = 0;
+}
+
+/* Takes the guard again after the real call (the guard is not held across it, so that what
+ * the program does inside, signal handlers and atfork handlers, is traced).  False when the
+ * thread stopped recording meanwhile. */
+static inline int lt_resume(struct lt_thread *t)
+{
+	if (t->guard || t->ended)
+		return 0;
+	t->guard = 1;
+	return 1;
+}
+
+/* Reserves `words` 8-byte words in t's chunk; never fails (a sink absorbs what is lost). */
+static inline uint64_t *lt_reserve(struct lt_thread *t, unsigned words)
+{
+	uint64_t *p = t->pos;
+	if (unlikely(p + words > t->end))
+		return lt_reserve_slow(t, words);
+	t->pos = p + words;
+	return p;
+}
+
+/* Publishes every record reserved so far: a release store (a plain mov on x86-64). */
+static inline void lt_commit(struct lt_thread *t)
+{
+	if (likely(t->chunk != NULL))
+		__atomic_store_n(&t->chunk->used, (uint64_t)((char *)t->pos - (char *)t->data),
+				 __ATOMIC_RELEASE);
+}
+
+static inline void lt_rec_put(uint64_t *p, uint64_t ts, unsigned type, unsigned words,
+			      unsigned sub, uint32_t arg)
+{
+	p[0] = ts;
+	/* One 64-bit store for type, words, sub and arg (little-endian layout of lt_rec). */
+	p[1] = (uint64_t)type | (uint64_t)words << 8 | (uint64_t)sub << 16 | (uint64_t)arg << 32;
+}
+
+/* A record with no payload. */
+static inline void lt_emit0(struct lt_thread *t, unsigned type, unsigned sub, uint32_t arg)
+{
+	uint64_t *p = lt_reserve(t, 2);
+	lt_rec_put(p, lt_now(), type, 2, sub, arg);
+	lt_commit(t);
+}
+
+/* A record with one payload word. */
+static inline void lt_emit1(struct lt_thread *t, unsigned type, unsigned sub, uint32_t arg,
+			    uint64_t p0)
+{
+	uint64_t *p = lt_reserve(t, 3);
+	lt_rec_put(p, lt_now(), type, 3, sub, arg);
+	p[2] = p0;
+	lt_commit(t);
+}
+
+static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void *obj)
+{
+	lt_emit1(t, LT_REC_CALL_ENTER, fn, 0, (uint64_t)(uintptr_t)obj);
+}
+
+/* A call on two objects (a condition wait: p[0] the condition, p[1] the mutex). */
+static inline void lt_call_enter2(struct lt_thread *t, enum lt_fn fn, const void *obj,
+				  const void *obj2)
+{
+	uint64_t *p = lt_reserve(t, 4);
+	lt_rec_put(p, lt_now(), LT_REC_CALL_ENTER, 4, fn, 0);
+	p[2] = (uint64_t)(uintptr_t)obj;
+	p[3] = (uint64_t)(uintptr_t)obj2;
+	lt_commit(t);
+}
+
+static inline void lt_call_enter0(struct lt_thread *t, enum lt_fn fn)
+{
+	lt_emit0(t, LT_REC_CALL_ENTER, fn, 0);
+}
+
+static inline void lt_call_leave(struct lt_thread *t, enum lt_fn fn, int result)
+{
+	lt_emit0(t, LT_REC_CALL_LEAVE, fn, (uint32_t)result);
+}
+
+/* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
+LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define lt_warn(...)  lt_log(0, __VA_ARGS__)
+#define lt_info(...)  lt_log(1, __VA_ARGS__)
+#define lt_debug(...) lt_log(2, __VA_ARGS__)
+
+/* Real functions: resolved with dlsym(RTLD_NEXT) once, lazily. */
+LT_HIDDEN void *lt_dlsym_next(const char *name, const char *version);
+
+#endif /* LIBTRACE_LT_H */

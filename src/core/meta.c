@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * meta.c - the process's meta file: one line per write(2), O_APPEND, so each line is whole
+ * on disk the moment the call returns, whatever happens to the process afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lt.h"
+
+static int meta_fd = -1;
+static char meta_path[4200];
+static dev_t meta_dev;
+static ino_t meta_ino;
+
+int lt_meta_open(const char *dir)
+{
+	if (meta_fd >= 0)
+		close(meta_fd); /* the parent's, after fork */
+	snprintf(meta_path, sizeof(meta_path), "%s/%s", dir, LT_META_FILE);
+	meta_fd = open(meta_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       0600);
+	if (meta_fd < 0)
+		return -errno;
+	int high = fcntl(meta_fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(meta_fd);
+		meta_fd = high;
+	}
+	struct stat st;
+	if (fstat(meta_fd, &st) == 0) {
+		meta_dev = st.st_dev;
+		meta_ino = st.st_ino;
+	}
+	return 0;
+}
+
+/* Our descriptor, reopened if the program closed it or reused its number. */
+static int meta_fd_checked(void)
+{
+	struct stat st;
+	if (meta_fd >= 0 && fstat(meta_fd, &st) == 0 && st.st_dev == meta_dev &&
+	    st.st_ino == meta_ino)
+		return meta_fd;
+	int fd = open(meta_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_dev != meta_dev || st.st_ino != meta_ino) {
+		close(fd);
+		return -1;
+	}
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	meta_fd = fd;
+	return fd;
+}
+
+static void meta_write(const char *buf, size_t len)
+{
+	int saved = errno;
+	int fd = meta_fd_checked();
+	if (fd >= 0) {
+		ssize_t w;
+		do
+			w = write(fd, buf, len);
+		while (w < 0 && errno == EINTR);
+	}
+	errno = saved;
+}
+
+void lt_meta_line(const char *fmt, ...)
+{
+	char buf[4600];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	meta_write(buf, (size_t)n);
+}
+
+/* "key value" with the value escaped (see format.h). */
+void lt_meta_escaped(const char *key, const char *value)
+{
+	char buf[4600];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
+	static const char hex[] = "0123456789abcdef";
+	for (const unsigned char *p = (const unsigned char *)value; *p && n < sizeof(buf) - 6;
+	     p++) {
+		if (*p < 0x21 || *p == 0x7f || *p == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[*p >> 4];
+			buf[n++] = hex[*p & 15];
+		} else {
+			buf[n++] = (char)*p;
+		}
+	}
+	buf[n++] = '\n';
+	meta_write(buf, n);
+}
+
+/* The executable file mappings of /proc/self/maps, as "map" lines. */
+void lt_meta_maps(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[16384];
+	size_t have = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			unsigned long lo, hi, off;
+			char perms[8];
+			int path_at = 0;
+			if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off,
+				   &path_at) == 4 &&
+			    perms[2] == 'x' && path_at > 0 && line[path_at] == '/') {
+				char key[96];
+				snprintf(key, sizeof(key), "map %lx %lx %lx", lo, hi, off);
+				lt_meta_escaped(key, line + path_at);
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer: drop it */
+	}
+	close(fd);
+}
+
+void lt_meta_sync(void)
+{
+	uint64_t t0 = lt_now();
+	uint64_t mono = lt_clock_mono_ns();
+	uint64_t t1 = lt_now();
+	uint64_t real = lt_clock_real_ns();
+	lt_meta_line("sync %llu %llu %llu", (unsigned long long)(t0 + (t1 - t0) / 2),
+		     (unsigned long long)mono, (unsigned long long)real);
+}

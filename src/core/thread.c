@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * thread.c - the thread registry: process-local thread indices, the per-thread state, and
+ * the pthread_t -> index map that lets a joiner name the thread it waited for.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "lt.h"
+
+__thread struct lt_thread *lt_self LT_TLS;
+__thread int lt_tls_guard LT_TLS;
+
+static _Atomic uint32_t next_index;
+static pthread_key_t end_key;
+static int end_key_ok;
+static struct lt_lock reg_lock = LT_LOCK_INIT;
+static struct lt_thread *live; /* every registered thread that has not ended; reg_lock */
+
+/* Runs when a thread exits by any path (return, pthread_exit, cancellation). */
+static void end_key_destructor(void *p)
+{
+	struct lt_thread *t = p;
+	if (lt_self != t || t->ended)
+		return;
+	t->guard = 1;
+	lt_thread_end(t);
+}
+
+void lt_thread_init(void)
+{
+	end_key_ok = pthread_key_create(&end_key, end_key_destructor) == 0;
+}
+
+uint32_t lt_thread_new_index(void)
+{
+	return __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+}
+
+struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start)
+{
+	struct lt_thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->index = index;
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->guard = 1;
+	lt_buffer_attach(t);
+	lt_lock(&reg_lock);
+	t->next_live = live;
+	if (live)
+		live->prev_live = t;
+	live = t;
+	lt_unlock(&reg_lock);
+	lt_self = t;
+	if (end_key_ok)
+		pthread_setspecific(end_key, t);
+	uint64_t *p = lt_reserve(t, 4);
+	lt_rec_put(p, lt_now(), LT_REC_THREAD_BEGIN, 4, 0, index);
+	p[2] = start;
+	p[3] = (uint64_t)parent << 32 | t->tid;
+	lt_commit(t);
+	t->guard = 0;
+	return t;
+}
+
+/*
+ * Writes THREAD_END, hands the ring back and frees t.  The thread records nothing more:
+ * lt_self is cleared and the thread-level guard stays up for the rest of its life (what
+ * runs in thread-exit destructors after this point is not traced).
+ */
+void lt_thread_end(struct lt_thread *t)
+{
+	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
+	t->ended = 1;
+	lt_buffer_detach(t);
+	lt_lock(&reg_lock);
+	if (t->prev_live)
+		t->prev_live->next_live = t->next_live;
+	else if (live == t)
+		live = t->next_live;
+	if (t->next_live)
+		t->next_live->prev_live = t->prev_live;
+	lt_unlock(&reg_lock);
+	if (lt_self == t) {
+		if (end_key_ok)
+			pthread_setspecific(end_key, NULL);
+		lt_self = NULL;
+		lt_tls_guard = 1;
+	}
+	free(t);
+}
+
+/*
+ * After fork, only the forking thread lives on.  Others' states are leaked on purpose: a
+ * thread that was inside malloc in the parent could have left the heap locked for free().
+ */
+void lt_thread_after_fork_child(void)
+{
+	reg_lock = (struct lt_lock)LT_LOCK_INIT;
+	live = NULL;
+	next_index = 0;
+}
+
+/*
+ * pthread_t -> thread index, for join and setname.  Open addressing, a lock around it:
+ * create and join are rare next to the work they do.
+ */
+#define MAP_SIZE 65536u
+static struct {
+	unsigned long handle;
+	uint32_t index;
+	int used;
+} map[MAP_SIZE];
+static struct lt_lock map_lock = LT_LOCK_INIT;
+static unsigned map_count;
+
+static unsigned map_hash(unsigned long h)
+{
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (unsigned)h & (MAP_SIZE - 1);
+}
+
+void lt_thread_map_put(unsigned long handle, uint32_t index)
+{
+	lt_lock(&map_lock);
+	if (map_count < MAP_SIZE / 2) {
+		unsigned i = map_hash(handle);
+		while (map[i].used && map[i].handle != handle)
+			i = (i + 1) & (MAP_SIZE - 1);
+		if (!map[i].used)
+			map_count++;
+		map[i].handle = handle;
+		map[i].index = index;
+		map[i].used = 1;
+	}
+	lt_unlock(&map_lock);
+}
+
+uint32_t lt_thread_map_get(unsigned long handle, int remove)
+{
+	uint32_t index = LT_NO_THREAD;
+	lt_lock(&map_lock);
+	unsigned i = map_hash(handle);
+	while (map[i].used && map[i].handle != handle)
+		i = (i + 1) & (MAP_SIZE - 1);
+	if (map[i].used) {
+		index = map[i].index;
+		if (remove) {
+			/* Backward-shift deletion keeps every probe chain intact. */
+			unsigned j = i;
+			for (;;) {
+				map[i].used = 0;
+				for (;;) {
+					j = (j + 1) & (MAP_SIZE - 1);
+					if (!map[j].used)
+						goto out;
+					unsigned k = map_hash(map[j].handle);
+					if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+						continue;
+					break;
+				}
+				map[i] = map[j];
+				i = j;
+			}
+		out:
+			map_count--;
+		}
+	}
+	lt_unlock(&map_lock);
+	return index;
+}
+
+void lt_thread_map_after_fork_child(void)
+{
+	map_lock = (struct lt_lock)LT_LOCK_INIT;
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * proc.c - the proc module: fork, the exec family, posix_spawn, dlopen and dlclose.
+ *
+ * fork: the child's state is rebuilt by the atfork handler (init.c) before fork returns.
+ * exec: everything committed is copied to the events file first; the new image, still
+ * preloaded, starts a new process directory in the same trace.  dlopen: the new mappings
+ * go to the meta file so that the tools can resolve addresses in the library.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/lt.h"
+
+#define RESOLVE(name)                                                                              \
+	do {                                                                                       \
+		if (unlikely(!real_##name))                                                        \
+			real_##name = lt_dlsym_next(#name, NULL);                                  \
+	} while (0)
+
+static __typeof__(&fork) real_fork;
+
+LT_EXPORT pid_t fork(void)
+{
+	RESOLVE(fork);
+	struct lt_thread *t = lt_begin(LT_MOD_PROC);
+	if (!t)
+		return real_fork();
+	lt_call_enter0(t, LT_FN_fork);
+	lt_finish(t);
+	pid_t pid = real_fork();
+	int saved = errno;
+	if (pid == 0)
+		t = lt_self; /* the child's fresh state, guard held if the handler made it */
+	else if (t && !lt_resume(t))
+		t = NULL;
+	if (t && t->guard) {
+		lt_call_leave(t, LT_FN_fork, pid < 0 ? -saved : pid);
+		lt_finish(t);
+	}
+	errno = saved;
+	return pid;
+}
+
+/* exec: CALL_ENTER(path), flush, the real call; CALL_LEAVE only when it failed. */
+static struct lt_thread *exec_begin(const char *path)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_PROC);
+	if (!t)
+		return NULL;
+	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_execve, 0, lt_string_id(t, path));
+	lt_before_exec();
+	lt_finish(t);
+	return t;
+}
+
+static int exec_end(struct lt_thread *t, int ret)
+{
+	int saved = errno;
+	if (t && lt_resume(t)) {
+		lt_call_leave(t, LT_FN_execve, -saved);
+		lt_finish(t);
+	}
+	errno = saved;
+	return ret;
+}
+
+static __typeof__(&execve) real_execve;
+static __typeof__(&execv) real_execv;
+static __typeof__(&execvp) real_execvp;
+static __typeof__(&execvpe) real_execvpe;
+
+LT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	RESOLVE(execve);
+	struct lt_thread *t = exec_begin(path);
+	return exec_end(t, real_execve(path, argv, envp));
+}
+
+LT_EXPORT int execv(const char *path, char *const argv[])
+{
+	RESOLVE(execv);
+	struct lt_thread *t = exec_begin(path);
+	return exec_end(t, real_execv(path, argv));
+}
+
+LT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	RESOLVE(execvp);
+	struct lt_thread *t = exec_begin(file);
+	return exec_end(t, real_execvp(file, argv));
+}
+
+LT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	RESOLVE(execvpe);
+	struct lt_thread *t = exec_begin(file);
+	return exec_end(t, real_execvpe(file, argv, envp));
+}
+
+/* The execl family, as glibc does it: collect the arguments, then the v form. */
+#define COLLECT_ARGS(first, argv, ap, envp_out)                                                    \
+	size_t argc_ = 1;                                                                          \
+	va_start(ap, first);                                                                       \
+	while (va_arg(ap, const char *))                                                          \
+		argc_++;                                                                           \
+	va_end(ap);                                                                                \
+	char *argv[argc_ + 1];                                                                     \
+	argv[0] = (char *)first;                                                                   \
+	va_start(ap, first);                                                                       \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                                                     \
+		argv[i_] = va_arg(ap, char *);                                                     \
+	envp_out;                                                                                  \
+	va_end(ap)
+
+LT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	COLLECT_ARGS(arg, argv, ap, (void)0);
+	return execv(path, argv);
+}
+
+LT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	COLLECT_ARGS(arg, argv, ap, (void)0);
+	return execvp(file, argv);
+}
+
+LT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *const *envp;
+	COLLECT_ARGS(arg, argv, ap, envp = va_arg(ap, char *const *));
+	return execve(path, argv, envp);
+}
+
+static __typeof__(&posix_spawn) real_posix_spawn;
+static __typeof__(&posix_spawnp) real_posix_spawnp;
+
+#define WRAP_SPAWN(name)                                                                           \
+	LT_EXPORT int name(pid_t *restrict pid, const char *restrict path,                         \
+			   const posix_spawn_file_actions_t *actions,                              \
+			   const posix_spawnattr_t *restrict attr, char *const argv[restrict],     \
+			   char *const envp[restrict])                                             \
+	{                                                                                          \
+		RESOLVE(name);                                                                     \
+		struct lt_thread *t = lt_begin(LT_MOD_PROC);                                       \
+		if (!t)                                                                            \
+			return real_##name(pid, path, actions, attr, argv, envp);                  \
+		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_posix_spawn, 0,                               \
+			 lt_string_id(t, path));                                       \
+		lt_finish(t);                                                                      \
+		pid_t child = 0;                                                                   \
+		int ret = real_##name(&child, path, actions, attr, argv, envp);                    \
+		if (pid)                                                                           \
+			*pid = child;                                                              \
+		if (lt_resume(t)) {                                                                \
+			lt_call_leave(t, LT_FN_posix_spawn, ret == 0 ? child : -ret);              \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		return ret;                                                                        \
+	}
+
+WRAP_SPAWN(posix_spawn)
+WRAP_SPAWN(posix_spawnp)
+
+/*
+ * dlopen looks at its caller to apply the caller's DT_RPATH/DT_RUNPATH to a bare name.
+ * Called from here, the caller would be libtrace.so.  So for a bare name, we ask ld.so for
+ * the search list it would use for the real caller (dlinfo RTLD_DI_SERINFO: RPATH,
+ * LD_LIBRARY_PATH as ld.so read it at start, RUNPATH; $ORIGIN expanded), take the first
+ * directory that holds the name, and hand dlopen that path.  The system directories and the
+ * ld.so cache are left to dlopen itself, which searches them the same way for any caller.
+ */
+static __typeof__(&dlopen) real_dlopen;
+static __typeof__(&dlclose) real_dlclose;
+
+static void *dlopen_as(const char *name, int mode, const void *caller)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+	if (!name || strchr(name, '/') ||
+	    !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return real_dlopen(name, mode);
+	void *h = real_dlopen(name, mode | RTLD_NOLOAD); /* already loaded under that name */
+	if (h)
+		return h;
+	Dl_serinfo size;
+	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || size.dls_size > 65536)
+		return real_dlopen(name, mode);
+	union {
+		Dl_serinfo si;
+		char bytes[65536];
+	} *buf = malloc(sizeof(*buf));
+	if (!buf)
+		return real_dlopen(name, mode);
+	buf->si.dls_size = size.dls_size;
+	buf->si.dls_cnt = size.dls_cnt;
+	char path[PATH_MAX];
+	int found = 0;
+	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &buf->si) == 0 && dlinfo(lm, RTLD_DI_SERINFO, &buf->si) == 0) {
+		for (unsigned i = 0; i < buf->si.dls_cnt && !found; i++) {
+			const Dl_serpath *p = &buf->si.dls_serpath[i];
+			if (p->dls_flags & LA_SER_DEFAULT)
+				break; /* from here on dlopen searches exactly as ld.so would */
+			if (snprintf(path, sizeof(path), "%s/%s", p->dls_name, name) <
+				    (int)sizeof(path) &&
+			    access(path, F_OK) == 0)
+				found = 1;
+		}
+	}
+	free(buf);
+	return real_dlopen(found ? path : name, mode);
+}
+
+LT_EXPORT void *dlopen(const char *name, int mode)
+{
+	RESOLVE(dlopen);
+	const void *caller = __builtin_return_address(0);
+	struct lt_thread *t = lt_begin(LT_MOD_PROC);
+	if (!t)
+		return dlopen_as(name, mode, caller);
+	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_dlopen, 0, lt_string_id(t, name ? name : ""));
+	lt_finish(t);
+	void *h = dlopen_as(name, mode, caller);
+	if (lt_resume(t)) {
+		if (h && name) {
+			/* dlerror() state is the program's: nothing below touches it. */
+			lt_meta_escaped("dlopen", name);
+			lt_meta_maps();
+		}
+		lt_call_leave(t, LT_FN_dlopen, h != NULL);
+		lt_finish(t);
+	}
+	return h;
+}
+
+LT_EXPORT int dlclose(void *h)
+{
+	RESOLVE(dlclose);
+	struct lt_thread *t = lt_begin(LT_MOD_PROC);
+	if (!t)
+		return real_dlclose(h);
+	lt_call_enter(t, LT_FN_dlclose, h);
+	lt_finish(t);
+	int ret = real_dlclose(h);
+	if (lt_resume(t)) {
+		lt_call_leave(t, LT_FN_dlclose, ret);
+		lt_finish(t);
+	}
+	return ret;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * pthread.c - the pthread module: thread lifetime (create, join, exit, names) and the
+ * synchronisation primitives (mutexes, rwlocks, condition variables, barriers, semaphores).
+ *
+ * Every wrapper: resolve the real function once, lt_begin(), record CALL_ENTER, drop the
+ * guard for the real call, lt_resume(), record CALL_LEAVE.  With the module off, a wrapper
+ * costs a load and a branch on top of the indirect call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../core/lt.h"
+
+#define RESOLVE(name, version)                                                                     \
+	do {                                                                                       \
+		if (unlikely(!real_##name))                                                        \
+			real_##name = lt_dlsym_next(#name, version);                               \
+	} while (0)
+
+/* int name(params) on one object: CALL_ENTER(obj), real call, CALL_LEAVE(result). */
+#define WRAP_OBJ(name, version, params, args, obj)                                                 \
+	static __typeof__(&name) real_##name;                                                      \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		RESOLVE(name, version);                                                            \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
+		if (!t)                                                                            \
+			return real_##name args;                                                   \
+		lt_call_enter(t, LT_FN_##name, obj);                                               \
+		lt_finish(t);                                                                      \
+		int ret = real_##name args;                                                        \
+		if (lt_resume(t)) {                                                                \
+			lt_call_leave(t, LT_FN_##name, ret);                                       \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		return ret;                                                                        \
+	}
+
+/* A condition wait: CALL_ENTER carries the condition and the mutex. */
+#define WRAP_COND_WAIT(name, version, params, args)                                                \
+	static __typeof__(&name) real_##name;                                                      \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		RESOLVE(name, version);                                                            \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
+		if (!t)                                                                            \
+			return real_##name args;                                                   \
+		lt_call_enter2(t, LT_FN_##name, c, m);                                             \
+		lt_finish(t);                                                                      \
+		int ret = real_##name args;                                                        \
+		if (lt_resume(t)) {                                                                \
+			lt_call_leave(t, LT_FN_##name, ret);                                       \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		return ret;                                                                        \
+	}
+
+WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_OBJ(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_OBJ(pthread_mutex_timedlock, NULL, (pthread_mutex_t *restrict m,
+					 const struct timespec *restrict ts),
+	 (m, ts), m)
+WRAP_OBJ(pthread_mutex_clocklock, NULL, (pthread_mutex_t *restrict m, clockid_t clk,
+					 const struct timespec *restrict ts),
+	 (m, clk, ts), m)
+WRAP_OBJ(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
+
+WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_OBJ(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_OBJ(pthread_rwlock_timedrdlock, NULL, (pthread_rwlock_t *restrict l,
+					    const struct timespec *restrict ts),
+	 (l, ts), l)
+WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_OBJ(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_OBJ(pthread_rwlock_timedwrlock, NULL, (pthread_rwlock_t *restrict l,
+					    const struct timespec *restrict ts),
+	 (l, ts), l)
+WRAP_OBJ(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
+
+/* The condition functions have two versions in glibc; the new one is GLIBC_2.3.2. */
+WRAP_COND_WAIT(pthread_cond_wait, "GLIBC_2.3.2",
+	       (pthread_cond_t *restrict c, pthread_mutex_t *restrict m), (c, m))
+WRAP_COND_WAIT(pthread_cond_timedwait, "GLIBC_2.3.2",
+	       (pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
+		const struct timespec *restrict ts),
+	       (c, m, ts))
+WRAP_COND_WAIT(pthread_cond_clockwait, NULL,
+	       (pthread_cond_t *restrict c, pthread_mutex_t *restrict m, clockid_t clk,
+		const struct timespec *restrict ts),
+	       (c, m, clk, ts))
+WRAP_OBJ(pthread_cond_signal, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+WRAP_OBJ(pthread_cond_broadcast, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+
+WRAP_OBJ(pthread_barrier_wait, NULL, (pthread_barrier_t * b), (b), b)
+
+WRAP_OBJ(sem_wait, NULL, (sem_t * s), (s), s)
+WRAP_OBJ(sem_timedwait, NULL, (sem_t *restrict s, const struct timespec *restrict ts), (s, ts), s)
+WRAP_OBJ(sem_clockwait, NULL, (sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts),
+	 (s, clk, ts), s)
+WRAP_OBJ(sem_trywait, NULL, (sem_t * s), (s), s)
+WRAP_OBJ(sem_post, NULL, (sem_t * s), (s), s)
+
+/* Thread lifetime. */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index;
+	uint32_t parent;
+};
+
+static void *start_trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON && !lt_tls_guard &&
+	    (lt_active & LT_MOD_PTHREAD) && !lt_self)
+		lt_thread_register(s.index, s.parent, (uintptr_t)s.fn);
+	void *ret = s.fn(s.arg);
+	struct lt_thread *t = lt_self;
+	if (t && !t->guard) {
+		t->guard = 1;
+		lt_thread_end(t);
+	}
+	return ret;
+}
+
+static __typeof__(&pthread_create) real_pthread_create;
+
+LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr,
+			     void *(*fn)(void *), void *restrict arg)
+{
+	RESOLVE(pthread_create, NULL);
+	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
+	if (!t)
+		return real_pthread_create(th, attr, fn, arg);
+	struct start *s = malloc(sizeof(*s));
+	if (!s) {
+		lt_finish(t);
+		return real_pthread_create(th, attr, fn, arg);
+	}
+	s->fn = fn;
+	s->arg = arg;
+	s->index = lt_thread_new_index();
+	s->parent = t->index;
+	lt_call_enter0(t, LT_FN_pthread_create);
+	/* Before the real call, so that the creation precedes the child's begin in time; a
+	 * failed creation is recognised by the non-zero result of CALL_LEAVE. */
+	lt_emit0(t, LT_REC_THREAD_CREATE, 0, s->index);
+	uint32_t index = s->index;
+	lt_finish(t);
+	int ret = real_pthread_create(th, attr, start_trampoline, s);
+	int saved = errno;
+	if (ret != 0) {
+		free(s);
+	} else {
+		int detached = 0;
+		if (attr)
+			pthread_attr_getdetachstate(attr, &detached);
+		if (detached != PTHREAD_CREATE_DETACHED)
+			lt_thread_map_put((unsigned long)*th, index);
+	}
+	if (lt_resume(t)) {
+		lt_call_leave(t, LT_FN_pthread_create, ret);
+		lt_finish(t);
+	}
+	errno = saved;
+	return ret;
+}
+
+/* The join family: CALL_ENTER names the awaited thread, THREAD_WAIT follows a success. */
+#define WRAP_JOIN(name, params, args)                                                              \
+	static __typeof__(&name) real_##name;                                                      \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		RESOLVE(name, NULL);                                                               \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
+		if (!t)                                                                            \
+			return real_##name args;                                                   \
+		uint32_t index = lt_thread_map_get((unsigned long)th, 0);                          \
+		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, index);                            \
+		lt_finish(t);                                                                      \
+		int rc = real_##name args;                                                         \
+		if (rc == 0)                                                                       \
+			lt_thread_map_get((unsigned long)th, 1);                                   \
+		if (lt_resume(t)) {                                                                \
+			if (rc == 0 && index != LT_NO_THREAD)                                      \
+				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index);                         \
+			lt_call_leave(t, LT_FN_##name, rc);                                        \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		return rc;                                                                         \
+	}
+
+WRAP_JOIN(pthread_join, (pthread_t th, void **res), (th, res))
+WRAP_JOIN(pthread_tryjoin_np, (pthread_t th, void **res), (th, res))
+WRAP_JOIN(pthread_timedjoin_np, (pthread_t th, void **res, const struct timespec *ts),
+	  (th, res, ts))
+WRAP_JOIN(pthread_clockjoin_np, (pthread_t th, void **res, clockid_t clk,
+				 const struct timespec *ts),
+	  (th, res, clk, ts))
+
+static __typeof__(&pthread_detach) real_pthread_detach;
+
+LT_EXPORT int pthread_detach(pthread_t th)
+{
+	RESOLVE(pthread_detach, NULL);
+	int ret = real_pthread_detach(th);
+	if (ret == 0 && __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON)
+		lt_thread_map_get((unsigned long)th, 1); /* nobody will join it */
+	return ret;
+}
+
+static __typeof__(&pthread_exit) real_pthread_exit;
+
+LT_EXPORT void pthread_exit(void *ret)
+{
+	RESOLVE(pthread_exit, NULL);
+	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
+	if (t) {
+		lt_call_enter0(t, LT_FN_pthread_exit);
+		lt_thread_end(t); /* frees t */
+	}
+	real_pthread_exit(ret);
+}
+
+static __typeof__(&pthread_setname_np) real_pthread_setname_np;
+
+LT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	RESOLVE(pthread_setname_np, NULL);
+	int ret = real_pthread_setname_np(th, name);
+	struct lt_thread *t;
+	if (ret == 0 && (t = lt_begin(LT_MOD_PTHREAD))) {
+		int saved = errno;
+		uint32_t index = pthread_equal(th, pthread_self())
+					 ? t->index
+					 : lt_thread_map_get((unsigned long)th, 0);
+		if (index != LT_NO_THREAD)
+			lt_emit1(t, LT_REC_THREAD_NAME, 0, lt_string_id(t, name), index);
+		lt_finish(t);
+		errno = saved;
+	}
+	return ret;
+}

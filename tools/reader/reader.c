@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * reader.c - trace directory reader (see reader.h).  Everything read from disk is checked
+ * before use: sizes against the file, record lengths against the chunk.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define MAX_CHUNK_DATA (1ull << 31) /* larger `used` values are damage */
+
+static void warnf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p)
+		p->errors++;
+	if (warn)
+		warn(ctx, msg);
+}
+
+static const char *const rec_names[] = {
+	[LT_REC_STRING] = "STRING",
+	[LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
+	[LT_REC_THREAD_END] = "THREAD_END",
+	[LT_REC_THREAD_CREATE] = "THREAD_CREATE",
+	[LT_REC_THREAD_WAIT] = "THREAD_WAIT",
+	[LT_REC_THREAD_NAME] = "THREAD_NAME",
+	[LT_REC_CALL_ENTER] = "CALL_ENTER",
+	[LT_REC_CALL_LEAVE] = "CALL_LEAVE",
+	[LT_REC_REGION_ENTER] = "REGION_ENTER",
+	[LT_REC_REGION_LEAVE] = "REGION_LEAVE",
+	[LT_REC_MARKER] = "MARKER",
+	[LT_REC_COUNTER] = "COUNTER",
+	[LT_REC_LOST] = "LOST",
+};
+
+const char *rd_rec_name(unsigned type)
+{
+	if (type < LT_REC_TYPE_MAX && rec_names[type])
+		return rec_names[type];
+	return "UNKNOWN";
+}
+
+static const struct {
+	const char *name;
+	int object;
+} fns[] = {
+#define FN_ROW(name, module, object) {#name, LT_OBJ_##object},
+	LT_FN_LIST(FN_ROW)
+#undef FN_ROW
+};
+
+const char *rd_fn_name(unsigned fn)
+{
+	return fn < LT_FN_MAX ? fns[fn].name : "unknown";
+}
+
+int rd_fn_object(unsigned fn)
+{
+	return fn < LT_FN_MAX ? fns[fn].object : LT_OBJ_NONE;
+}
+
+const char *rd_string(const struct rd_process *p, uint32_t id)
+{
+	if (id < p->nstrings && p->strings[id])
+		return p->strings[id];
+	return NULL;
+}
+
+/* Undoes the \xNN escapes of the meta file, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++) {
+		unsigned v;
+		if (i[0] == '\\' && i[1] == 'x' && sscanf(i + 2, "%2x", &v) == 1) {
+			*o++ = (char)v;
+			i += 3;
+		} else {
+			*o++ = *i;
+		}
+	}
+	*o = '\0';
+}
+
+static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/%s", p->dir, LT_META_FILE);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[PATH_MAX + 256];
+	int lineno = 0, major = -1, minor = -1;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len == 0 || line[len - 1] != '\n') {
+			warnf(warn, ctx, p, "%s:%d: truncated line ignored", path, lineno);
+			continue;
+		}
+		line[len - 1] = '\0';
+		char *val = strchr(line, ' ');
+		if (!val)
+			continue;
+		*val++ = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, LT_META_MAGIC) || sscanf(val, "%d.%d", &major, &minor) != 2)
+				break;
+			continue;
+		}
+		if (!strcmp(line, "pid")) {
+			p->pid = atoi(val);
+		} else if (!strcmp(line, "ppid")) {
+			p->ppid = atoi(val);
+		} else if (!strcmp(line, "host")) {
+			unescape(val);
+			snprintf(p->host, sizeof(p->host), "%s", val);
+		} else if (!strcmp(line, "exe")) {
+			unescape(val);
+			snprintf(p->exe, sizeof(p->exe), "%s", val);
+		} else if (!strcmp(line, "arg")) {
+			unescape(val);
+			char **a = realloc(p->args, (p->nargs + 1) * sizeof(*a));
+			if (a) {
+				p->args = a;
+				p->args[p->nargs++] = strdup(val);
+			}
+		} else if (!strcmp(line, "clock")) {
+			p->clock_tsc = !strcmp(val, "tsc");
+		} else if (!strcmp(line, "clock_hz")) {
+			p->clock_hz = atof(val);
+		} else if (!strcmp(line, "sync")) {
+			struct rd_sync s;
+			unsigned long long a, b, c;
+			if (sscanf(val, "%llu %llu %llu", &a, &b, &c) != 3) {
+				warnf(warn, ctx, p, "%s:%d: bad sync line", path, lineno);
+				continue;
+			}
+			s.ticks = a;
+			s.mono_ns = b;
+			s.real_ns = c;
+			struct rd_sync *n = realloc(p->syncs, (p->nsyncs + 1) * sizeof(*n));
+			if (n) {
+				p->syncs = n;
+				p->syncs[p->nsyncs++] = s;
+			}
+		} else if (!strcmp(line, "parent")) {
+			sscanf(val, "%d %u", &p->parent_pid, &p->parent_thread);
+		} else if (!strcmp(line, "map")) {
+			unsigned long long lo, hi, off;
+			int at = 0;
+			if (sscanf(val, "%llx %llx %llx %n", &lo, &hi, &off, &at) != 3 || !at)
+				continue;
+			unescape(val + at);
+			struct rd_map *m = realloc(p->maps, (p->nmaps + 1) * sizeof(*m));
+			if (m) {
+				p->maps = m;
+				p->maps[p->nmaps++] = (struct rd_map){lo, hi, off, strdup(val + at)};
+			}
+		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
+			p->ended = 1;
+		}
+	}
+	fclose(f);
+	if (major < 0) {
+		snprintf(err, errlen, "%s: not a libtrace meta file (no \"%s\" first line)", path,
+			 LT_META_MAGIC);
+		return -1;
+	}
+	if (major != LT_FORMAT_MAJOR) {
+		snprintf(err, errlen,
+			 "%s: format version %d.%d; this reader knows major version %d only", path,
+			 major, minor, LT_FORMAT_MAJOR);
+		return -1;
+	}
+	if (p->nsyncs == 0) {
+		snprintf(err, errlen, "%s: no clock reading (sync line)", path);
+		return -1;
+	}
+	if (p->clock_hz <= 0)
+		p->clock_hz = 1e9;
+	return 0;
+}
+
+static int add_chunk(struct rd_process *p, size_t *cap, const struct rd_chunk *c)
+{
+	if (p->nchunks == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		struct rd_chunk *a = realloc(p->chunks, n * sizeof(*a));
+		if (!a)
+			return -1;
+		p->chunks = a;
+		*cap = n;
+	}
+	p->chunks[p->nchunks++] = *c;
+	return 0;
+}
+
+static int header_valid(const struct lt_chunk_header *h)
+{
+	return h->magic == LT_CHUNK_MAGIC && h->header_size >= sizeof(*h) &&
+	       h->header_size <= 4096 && h->header_size % 8 == 0 && h->check == lt_chunk_check(h);
+}
+
+static int read_file_header(struct rd_process *p, int fd, const char *path, const char *magic,
+			    struct lt_file_header *h, rd_warn_fn warn, void *ctx)
+{
+	ssize_t n = pread(fd, h, sizeof(*h), 0);
+	if (n != (ssize_t)sizeof(*h)) {
+		warnf(warn, ctx, p, "%s:0: file header missing or truncated", path);
+		return -1;
+	}
+	if (memcmp(h->magic, magic, 8)) {
+		warnf(warn, ctx, p, "%s:0: not a libtrace file (bad magic)", path);
+		return -1;
+	}
+	if (h->major != LT_FORMAT_MAJOR) {
+		warnf(warn, ctx, p, "%s:0: format version %u.%u; this reader knows major version %d",
+		      path, h->major, h->minor, LT_FORMAT_MAJOR);
+		return -1;
+	}
+	return 0;
+}
+
+static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, void *ctx)
+{
+	struct lt_file_header fh;
+	if (read_file_header(p, p->events_fd, p->events_path, LT_FILE_MAGIC, &fh, warn, ctx))
+		return;
+	struct stat st;
+	if (fstat(p->events_fd, &st) != 0)
+		return;
+	uint64_t size = (uint64_t)st.st_size, off = LT_FILE_HEADER_SIZE;
+	int resyncing = 0;
+	while (off + sizeof(struct lt_chunk_header) <= size) {
+		struct lt_chunk_header h;
+		if (pread(p->events_fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+			break;
+		if (!header_valid(&h) || h.used % 8 || h.used > MAX_CHUNK_DATA) {
+			if (!resyncing)
+				warnf(warn, ctx, p, "%s:%llu: damaged chunk header; looking for the next one",
+				      p->events_path, (unsigned long long)off);
+			resyncing = 1;
+			off += 8;
+			continue;
+		}
+		resyncing = 0;
+		uint64_t data = off + h.header_size;
+		uint64_t used = h.used;
+		if (data + used > size) {
+			warnf(warn, ctx, p,
+			      "%s:%llu: chunk truncated (%llu of %llu bytes); keeping its whole records",
+			      p->events_path, (unsigned long long)off,
+			      (unsigned long long)(size > data ? size - data : 0),
+			      (unsigned long long)used);
+			used = size > data ? (size - data) & ~7ull : 0;
+		}
+		struct rd_chunk c = {RD_EVENTS, off, h.thread, h.tid, h.seq, used, h.lost, h.flags};
+		if (add_chunk(p, cap, &c))
+			return;
+		off = data + h.used;
+	}
+	if (off < size && off + sizeof(struct lt_chunk_header) > size)
+		warnf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
+		      p->events_path, (unsigned long long)off, (unsigned long long)(size - off));
+}
+
+static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void *ctx)
+{
+	struct lt_file_header fh;
+	if (read_file_header(p, p->ring_fd, p->ring_path, LT_RING_MAGIC, &fh, warn, ctx))
+		return;
+	if (fh.chunks == 0 || fh.chunk_size < 4096 || fh.chunk_size > MAX_CHUNK_DATA ||
+	    fh.slot_size != fh.chunk_size * fh.chunks) {
+		warnf(warn, ctx, p, "%s:0: implausible ring geometry", p->ring_path);
+		return;
+	}
+	struct stat st;
+	if (fstat(p->ring_fd, &st) != 0)
+		return;
+	uint64_t size = (uint64_t)st.st_size;
+	for (uint64_t off = LT_FILE_HEADER_SIZE; off + fh.chunk_size <= size; off += fh.chunk_size) {
+		struct lt_chunk_header h;
+		if (pread(p->ring_fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+			break;
+		if (h.state != LT_CHUNK_ACTIVE && h.state != LT_CHUNK_SEALED)
+			continue;
+		if (!header_valid(&h) || h.capacity != fh.chunk_size) {
+			warnf(warn, ctx, p, "%s:%llu: damaged chunk header skipped", p->ring_path,
+			      (unsigned long long)off);
+			continue;
+		}
+		uint64_t used = h.used & ~7ull;
+		if (used > fh.chunk_size - h.header_size)
+			used = fh.chunk_size - h.header_size;
+		struct rd_chunk c = {RD_RING, off, h.thread, h.tid, h.seq, used, h.lost, h.flags};
+		if (add_chunk(p, cap, &c))
+			return;
+	}
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	const struct rd_chunk *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->used != y->used)
+		return x->used > y->used ? -1 : 1; /* the longest copy first */
+	return x->file - y->file;                   /* then the events file's */
+}
+
+/* Reads chunk c's records into a new buffer of c->used bytes. */
+static void *chunk_data(struct rd_process *p, const struct rd_chunk *c, rd_warn_fn warn,
+			void *ctx)
+{
+	void *buf = malloc(c->used ? c->used : 1);
+	if (!buf)
+		return NULL;
+	int fd = c->file == RD_EVENTS ? p->events_fd : p->ring_fd;
+	const char *path = c->file == RD_EVENTS ? p->events_path : p->ring_path;
+	struct lt_chunk_header h;
+	if (pread(fd, &h, sizeof(h), (off_t)c->off) != (ssize_t)sizeof(h) ||
+	    pread(fd, buf, c->used, (off_t)(c->off + h.header_size)) != (ssize_t)c->used) {
+		warnf(warn, ctx, p, "%s:%llu: cannot read chunk data", path,
+		      (unsigned long long)c->off);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void define_string(struct rd_process *p, const struct lt_rec *r)
+{
+	uint32_t id = r->arg;
+	if (id == 0 || id > (1u << 24))
+		return;
+	if (id >= p->nstrings) {
+		uint32_t n = id + 1 > p->nstrings * 2 ? id + 1 : p->nstrings * 2;
+		char **s = realloc(p->strings, n * sizeof(*s));
+		if (!s)
+			return;
+		memset(s + p->nstrings, 0, (n - p->nstrings) * sizeof(*s));
+		p->strings = s;
+		p->nstrings = n;
+	}
+	if (p->strings[id])
+		return;
+	size_t max = (r->words - 2) * 8u;
+	p->strings[id] = strndup((const char *)(r + 1), max);
+}
+
+/* Walks the records of one chunk; returns fn's first non-zero result. */
+static int walk(struct rd_process *p, const struct rd_thread *th, const struct rd_chunk *c,
+		const char *data, rd_record_fn fn, void *ctx, rd_warn_fn warn, void *wctx)
+{
+	uint64_t pos = 0;
+	while (pos + sizeof(struct lt_rec) <= c->used) {
+		const struct lt_rec *r = (const struct lt_rec *)(data + pos);
+		if (r->words < 2 || pos + r->words * 8u > c->used || r->type == 0 ||
+		    r->type >= LT_REC_TYPE_MAX) {
+			warnf(warn, wctx, p, "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
+			      c->file == RD_EVENTS ? p->events_path : p->ring_path,
+			      (unsigned long long)(c->off + sizeof(struct lt_chunk_header) + pos),
+			      r->type, r->words);
+			break;
+		}
+		int ret = fn(ctx, p, th, r);
+		if (ret)
+			return ret;
+		pos += r->words * 8u;
+	}
+	return 0;
+}
+
+static int collect_string(void *ctx, const struct rd_process *p, const struct rd_thread *th,
+			  const struct lt_rec *r)
+{
+	(void)ctx;
+	(void)th;
+	if (r->type == LT_REC_STRING)
+		define_string((struct rd_process *)p, r);
+	return 0;
+}
+
+int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx,
+		    char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->events_fd = p->ring_fd = -1;
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	const char *base = strrchr(dir, '/');
+	snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : dir);
+	if (parse_meta(p, warn, ctx, err, errlen))
+		return -1;
+	snprintf(p->events_path, sizeof(p->events_path), "%s/%s", dir, LT_EVENTS_FILE);
+	snprintf(p->ring_path, sizeof(p->ring_path), "%s/ring", dir);
+	p->events_fd = open(p->events_path, O_RDONLY | O_CLOEXEC);
+	p->ring_fd = open(p->ring_path, O_RDONLY | O_CLOEXEC);
+	if (p->events_fd < 0 && p->ring_fd < 0) {
+		snprintf(err, errlen, "%s: neither %s nor ring can be read", dir, LT_EVENTS_FILE);
+		return -1;
+	}
+	size_t cap = 0;
+	if (p->events_fd >= 0)
+		index_events(p, &cap, warn, ctx);
+	else
+		warnf(warn, ctx, p, "%s: %s", p->events_path, strerror(errno));
+	if (p->ring_fd >= 0)
+		index_ring(p, &cap, warn, ctx);
+	qsort(p->chunks, p->nchunks, sizeof(*p->chunks), chunk_cmp);
+	/* Keep one copy of each (thread, seq); group by thread. */
+	size_t out = 0;
+	for (size_t i = 0; i < p->nchunks; i++) {
+		if (out && p->chunks[out - 1].thread == p->chunks[i].thread &&
+		    p->chunks[out - 1].seq == p->chunks[i].seq)
+			continue;
+		p->chunks[out++] = p->chunks[i];
+	}
+	p->nchunks = out;
+	for (size_t i = 0; i < p->nchunks; i++) {
+		if (i == 0 || p->chunks[i].thread != p->chunks[i - 1].thread) {
+			struct rd_thread *t = realloc(p->threads, (p->nthreads + 1) * sizeof(*t));
+			if (!t)
+				break;
+			p->threads = t;
+			p->threads[p->nthreads++] =
+				(struct rd_thread){p->chunks[i].thread, p->chunks[i].tid, i, 0};
+		}
+		p->threads[p->nthreads - 1].count++;
+	}
+	/* Gaps in a thread's sequence are damage: say so (the records around them stay). */
+	for (size_t t = 0; t < p->nthreads; t++) {
+		const struct rd_thread *th = &p->threads[t];
+		for (size_t i = 0; i < th->count; i++) {
+			const struct rd_chunk *c = &p->chunks[th->first + i];
+			if (c->seq != i) {
+				warnf(warn, ctx, p, "%s: thread %u: chunk %llu missing", p->dir,
+				      th->index, (unsigned long long)i);
+				break;
+			}
+		}
+	}
+	for (size_t t = 0; t < p->nthreads; t++)
+		rd_thread_records(p, &p->threads[t], collect_string, NULL, NULL, NULL);
+	return 0;
+}
+
+int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn,
+		      void *ctx, rd_warn_fn warn, void *wctx)
+{
+	for (size_t i = 0; i < th->count; i++) {
+		const struct rd_chunk *c = &p->chunks[th->first + i];
+		char *data = chunk_data(p, c, warn, wctx);
+		if (!data)
+			continue;
+		int ret = walk(p, th, c, data, fn, ctx, warn, wctx);
+		free(data);
+		if (ret)
+			return ret;
+		if (c->lost) {
+			struct {
+				struct lt_rec r;
+				uint64_t count;
+			} lost = {{0, LT_REC_LOST, 3, (uint16_t)((c->flags >> 8) & 0xff), 0},
+				  c->lost};
+			ret = fn(ctx, p, th, &lost.r);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks)
+{
+	const struct rd_sync *a = &p->syncs[0], *b = &p->syncs[p->nsyncs - 1];
+	double rate = 1e9 / p->clock_hz;
+	if (p->nsyncs > 1 && b->ticks > a->ticks && b->mono_ns > a->mono_ns)
+		rate = (double)(b->mono_ns - a->mono_ns) / (double)(b->ticks - a->ticks);
+	double d = ((double)ticks - (double)a->ticks) * rate;
+	double ns = (double)a->mono_ns + d;
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+void rd_process_close(struct rd_process *p)
+{
+	for (size_t i = 0; i < p->nargs; i++)
+		free(p->args[i]);
+	free(p->args);
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	free(p->syncs);
+	free(p->chunks);
+	free(p->threads);
+	for (uint32_t i = 0; i < p->nstrings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	if (p->events_fd >= 0)
+		close(p->events_fd);
+	if (p->ring_fd >= 0)
+		close(p->ring_fd);
+	memset(p, 0, sizeof(*p));
+	p->events_fd = p->ring_fd = -1;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rd_trace_list(const char *trace_dir, char ***dirs, char *err, size_t errlen)
+{
+	DIR *d = opendir(trace_dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", trace_dir, strerror(errno));
+		return -1;
+	}
+	char **list = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[PATH_MAX], meta[PATH_MAX + 16];
+		snprintf(path, sizeof(path), "%s/%s", trace_dir, e->d_name);
+		snprintf(meta, sizeof(meta), "%s/%s", path, LT_META_FILE);
+		struct stat st;
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || stat(meta, &st) != 0)
+			continue;
+		char **l = realloc(list, (size_t)(n + 1) * sizeof(*l));
+		if (!l)
+			break;
+		list = l;
+		list[n++] = strdup(path);
+	}
+	closedir(d);
+	if (n == 0) {
+		snprintf(err, errlen, "%s: not a libtrace trace directory (no <host>.<pid>/%s inside)",
+			 trace_dir, LT_META_FILE);
+		free(list);
+		return -1;
+	}
+	qsort(list, (size_t)n, sizeof(*list), str_cmp);
+	*dirs = list;
+	return n;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * reader.h - reads a libtrace trace directory: its processes, their meta data, and each
+ * thread's records in order, recovered from the events file and from the ring a killed
+ * process left behind.  Shared by the tools; never linked into libtrace.so.
+ *
+ * Errors never stop the reading of what is valid: each problem is reported once through
+ * the `warn` callback with the file and offset, and the reader goes on with the next chunk.
+ */
+#ifndef LIBTRACE_READER_H
+#define LIBTRACE_READER_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+struct rd_sync {
+	uint64_t ticks, mono_ns, real_ns;
+};
+
+struct rd_map {
+	uint64_t start, end, offset;
+	char *path;
+};
+
+struct rd_chunk {
+	int file; /* RD_EVENTS or RD_RING */
+	uint64_t off;  /* offset of the chunk header in that file */
+	uint32_t thread, tid;
+	uint64_t seq, used, lost;
+	uint32_t flags;
+};
+
+enum { RD_EVENTS = 0, RD_RING = 1 };
+
+struct rd_thread {
+	uint32_t index, tid;
+	size_t first, count; /* its chunks: rd_process.chunks[first .. first + count) */
+};
+
+struct rd_process {
+	char dir[PATH_MAX];
+	char name[256]; /* the directory's name: <host>.<pid>[.<n>] */
+	int pid, ppid, parent_pid;
+	uint32_t parent_thread;
+	char host[256];
+	char exe[PATH_MAX];
+	char **args;
+	size_t nargs;
+	int clock_tsc;
+	double clock_hz;
+	struct rd_sync *syncs;
+	size_t nsyncs;
+	int ended; /* an "end" or "exec" line: the process ended normally */
+	struct rd_map *maps;
+	size_t nmaps;
+	struct rd_chunk *chunks; /* sorted by thread, then seq; duplicates removed */
+	size_t nchunks;
+	struct rd_thread *threads;
+	size_t nthreads;
+	char **strings; /* id -> string, NULL where undefined */
+	uint32_t nstrings;
+	int events_fd, ring_fd;
+	char events_path[PATH_MAX + 16], ring_path[PATH_MAX + 16];
+	int errors; /* problems reported while reading */
+};
+
+typedef void (*rd_warn_fn)(void *ctx, const char *msg);
+
+/*
+ * Opens the process directory `dir`: parses meta, indexes the chunks of events and ring,
+ * and collects the string definitions.  Returns 0, or -1 when nothing of it can be read
+ * (then `errbuf` says why).  Damage that still leaves records is reported through `warn`.
+ */
+int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx,
+		    char *errbuf, size_t errlen);
+void rd_process_close(struct rd_process *p);
+
+/* CLOCK_MONOTONIC nanoseconds of a tick value of process p. */
+uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks);
+
+/*
+ * Calls `fn` for every record of thread `th` in order; `rec` points at the whole record
+ * (rec->words * 8 bytes).  A LOST count kept in a chunk header is delivered as a synthetic
+ * LT_REC_LOST record after that chunk's records.  Stops early when fn returns non-zero and
+ * returns that value; returns 0 otherwise.
+ */
+typedef int (*rd_record_fn)(void *ctx, const struct rd_process *p, const struct rd_thread *th,
+			    const struct lt_rec *rec);
+int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn,
+		      void *ctx, rd_warn_fn warn, void *wctx);
+
+/* Lists the process directories of a trace directory (sorted).  Returns the count or -1. */
+int rd_trace_list(const char *trace_dir, char ***dirs, char *errbuf, size_t errlen);
+
+/* Names for printing. */
+const char *rd_rec_name(unsigned type);
+const char *rd_fn_name(unsigned fn);
+int rd_fn_object(unsigned fn); /* enum lt_fn_object */
+const char *rd_string(const struct rd_process *p, uint32_t id);
+
+#endif /* LIBTRACE_READER_H */

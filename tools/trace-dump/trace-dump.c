@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * trace-dump - prints the records of a libtrace trace as text, one per line:
+ *
+ *   <process> <thread> <time_ns> <RECORD> <fields...>
+ *
+ * <process> is the process directory name (<host>.<pid>), <thread> the process-local
+ * thread index, <time_ns> nanoseconds since the earliest start of any process of the trace.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reader.h"
+
+static const char usage[] =
+	"usage: trace-dump [--strings] [--meta] TRACE_DIR\n"
+	"\n"
+	"Prints every record of a libtrace trace directory (or of one process directory\n"
+	"<host>.<pid> inside it) as one line of text:\n"
+	"  <process> <thread> <time_ns> <RECORD> <fields...>\n"
+	"\n"
+	"  --strings  also print the string definitions (STRING records)\n"
+	"  --meta     print each process's meta data first (lines starting with '#')\n"
+	"  --help     this text\n"
+	"\n"
+	"Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
+	"was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
+	"read (bad arguments, not a trace directory, unknown format version).\n";
+
+struct dump {
+	int strings;
+	uint64_t base_ns;
+	FILE *out;
+};
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "trace-dump: %s\n", msg);
+}
+
+static void print_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void print_id(FILE *out, const struct rd_process *p, uint32_t id)
+{
+	const char *s = rd_string(p, id);
+	if (s)
+		print_string(out, s);
+	else
+		fprintf(out, "<undefined string %u>", id);
+}
+
+static int print_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
+			const struct lt_rec *r)
+{
+	struct dump *d = ctx;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned npl = r->words - 2u;
+	if (r->type == LT_REC_STRING && !d->strings)
+		return 0;
+	uint64_t ns = r->type == LT_REC_LOST && r->ts == 0 ? 0 : rd_ticks_to_ns(p, r->ts);
+	fprintf(d->out, "%s %u %llu %s", p->name, th->index,
+		(unsigned long long)(ns > d->base_ns ? ns - d->base_ns : 0), rd_rec_name(r->type));
+	switch (r->type) {
+	case LT_REC_STRING:
+		fprintf(d->out, " id=%u ", r->arg);
+		print_id(d->out, p, r->arg);
+		break;
+	case LT_REC_THREAD_BEGIN:
+		fprintf(d->out, " thread=%u", r->arg);
+		if (npl >= 2)
+			fprintf(d->out, " start=0x%llx parent=%d tid=%u", (unsigned long long)pl[0],
+				(int)(uint32_t)(pl[1] >> 32), (unsigned)(pl[1] & 0xffffffffu));
+		break;
+	case LT_REC_THREAD_END:
+	case LT_REC_THREAD_CREATE:
+	case LT_REC_THREAD_WAIT:
+		fprintf(d->out, " thread=%u", r->arg);
+		break;
+	case LT_REC_THREAD_NAME:
+		fprintf(d->out, " thread=%llu name=", npl ? (unsigned long long)pl[0] : 0ull);
+		print_id(d->out, p, r->arg);
+		break;
+	case LT_REC_CALL_ENTER:
+		fprintf(d->out, " %s", rd_fn_name(r->sub));
+		if (npl >= 1) {
+			switch (rd_fn_object(r->sub)) {
+			case LT_OBJ_THREAD:
+				fprintf(d->out, " thread=%d", (int)(uint32_t)pl[0]);
+				break;
+			case LT_OBJ_STRING:
+				fputs(" path=", d->out);
+				print_id(d->out, p, (uint32_t)pl[0]);
+				break;
+			default:
+				fprintf(d->out, " obj=0x%llx", (unsigned long long)pl[0]);
+			}
+		}
+		if (npl >= 2)
+			fprintf(d->out, " obj2=0x%llx", (unsigned long long)pl[1]);
+		break;
+	case LT_REC_CALL_LEAVE:
+		fprintf(d->out, " %s ret=%d", rd_fn_name(r->sub), (int32_t)r->arg);
+		break;
+	case LT_REC_REGION_ENTER:
+	case LT_REC_REGION_LEAVE:
+	case LT_REC_MARKER:
+		fputc(' ', d->out);
+		print_id(d->out, p, r->arg);
+		break;
+	case LT_REC_COUNTER:
+		fputc(' ', d->out);
+		print_id(d->out, p, r->arg);
+		if (npl >= 1) {
+			if (r->sub == LT_VALUE_DOUBLE) {
+				double v;
+				memcpy(&v, pl, sizeof(v));
+				fprintf(d->out, " value=%.17g", v);
+			} else {
+				fprintf(d->out, " value=%lld", (long long)pl[0]);
+			}
+		}
+		break;
+	case LT_REC_LOST:
+		fprintf(d->out, " cause=%s count=%llu",
+			r->sub == LT_LOST_BUFFER ? "buffer" : r->sub == LT_LOST_IO ? "io" : "unknown",
+			npl ? (unsigned long long)pl[0] : 0ull);
+		break;
+	}
+	fputc('\n', d->out);
+	return 0;
+}
+
+static void print_meta(FILE *out, const struct rd_process *p)
+{
+	fprintf(out, "# process %s pid=%d ppid=%d host=%s exe=%s clock=%s threads=%zu ended=%d\n",
+		p->name, p->pid, p->ppid, p->host, p->exe, p->clock_tsc ? "tsc" : "monotonic",
+		p->nthreads, p->ended);
+	if (p->parent_pid)
+		fprintf(out, "# %s parent=%d parent_thread=%u\n", p->name, p->parent_pid,
+			p->parent_thread);
+	for (size_t i = 0; i < p->nargs; i++)
+		fprintf(out, "# %s arg[%zu]=%s\n", p->name, i, p->args[i]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"strings", no_argument, NULL, 's'},
+		{"meta", no_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct dump d = {0, 0, stdout};
+	int meta = 0, c;
+	while ((c = getopt_long(argc, argv, "smh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			d.strings = 1;
+			break;
+		case 'm':
+			meta = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	char err[PATH_MAX + 256];
+	char **dirs = NULL;
+	int n;
+	char meta_path[PATH_MAX + 16];
+	struct stat st;
+	snprintf(meta_path, sizeof(meta_path), "%s/%s", path, LT_META_FILE);
+	if (stat(meta_path, &st) == 0) {
+		dirs = malloc(sizeof(*dirs));
+		dirs[0] = strdup(path);
+		n = 1;
+	} else {
+		n = rd_trace_list(path, &dirs, err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "trace-dump: %s\n", err);
+			return 2;
+		}
+	}
+	struct rd_process *procs = calloc((size_t)n, sizeof(*procs));
+	int opened = 0, damaged = 0;
+	for (int i = 0; i < n; i++) {
+		if (rd_process_open(&procs[i], dirs[i], warn_stderr, NULL, err, sizeof(err))) {
+			fprintf(stderr, "trace-dump: %s\n", err);
+			damaged = 1;
+			procs[i].nsyncs = 0;
+			continue;
+		}
+		opened++;
+		uint64_t start = procs[i].syncs[0].mono_ns;
+		if (d.base_ns == 0 || start < d.base_ns)
+			d.base_ns = start;
+	}
+	if (!opened) {
+		fprintf(stderr, "trace-dump: %s: no process could be read\n", path);
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		struct rd_process *p = &procs[i];
+		if (!p->nsyncs)
+			continue;
+		if (meta)
+			print_meta(stdout, p);
+		for (size_t t = 0; t < p->nthreads; t++)
+			rd_thread_records(p, &p->threads[t], print_record, &d, warn_stderr, NULL);
+		if (p->errors)
+			damaged = 1;
+		rd_process_close(p);
+		free(dirs[i]);
+	}
+	free(procs);
+	free(dirs);
+	if (fflush(stdout) != 0) {
+		perror("trace-dump: stdout");
+		return 2;
+	}
+	return damaged ? 1 : 0;
+}
