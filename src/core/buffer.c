@@ -436,6 +436,24 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 	return lt_reserve(t, words);
 }
 
+void lt_buffer_settle(struct lt_thread *t)
+{
+	if (!t->dropping || t->slot < 0)
+		return;
+	int saved = errno;
+	lt_lock(&R.io_lock);
+	slot_drain((unsigned)t->slot);
+	lt_unlock(&R.io_lock);
+	unsigned next = (t->cur + 1) % R.chunks;
+	if (chunk_state(chunk_at((unsigned)t->slot, next)) == LT_CHUNK_FREE) {
+		t->dropping = 0;
+		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
+		chunk_start(t, next);
+		writer_kick();
+	}
+	errno = saved;
+}
+
 /* The program's errno must survive whatever the slow path does (futex, write). */
 uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
 {

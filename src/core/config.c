@@ -21,9 +21,9 @@ const struct lt_option lt_options[] = {
 	 "directory. Every process writes its own <host>.<pid> sub-directory in it."},
 	{"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
 	 "Comma-separated modules to record: pthread, proc, user; or all, none."},
-	{"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "1M", NULL,
-	 "Largest chunk of the events file a thread keeps mapped (64K to 1G). Bounds the "
-	 "tracer's memory: about this much per live thread."},
+	{"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
+	 "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
+	 "this much per live thread."},
 	{"LIBTRACE_MAX_SIZE", LT_OPT_SIZE, "0", NULL,
 	 "Largest events file per process; 0 means no limit. Beyond it events are counted "
 	 "as lost (cause nospace)."},

@@ -107,7 +107,7 @@ struct lt_rec {
 };
 
 #define LT_REC_WORDS_MAX 255u
-#define LT_STRING_MAX    ((LT_REC_WORDS_MAX - 2) * 8 - 1) /* longest interned string */
+#define LT_STRING_MAX    1023u /* longest interned string; longer ones are cut */
 
 #define LT_NO_THREAD 0xffffffffu
 
@@ -115,7 +115,7 @@ struct lt_rec {
  * Record types.  "p[i]" is payload word i.
  */
 enum lt_rec_type {
-	LT_REC_STRING = 1,       /* arg: string id (>= 1); payload: NUL-terminated bytes */
+	/* 1 is not used: string definitions live in the meta file ("string" lines). */
 	LT_REC_THREAD_BEGIN = 2, /* arg: thread index; p[0]: start routine address (0: none),
 				  * p[1]: parent thread index << 32 | tid */
 	LT_REC_THREAD_END = 3,   /* arg: thread index */
@@ -214,7 +214,11 @@ enum lt_fn_object {
  *   parent PID THREAD            set in a forked child: parent pid and forking thread index
  *   map START END OFFSET PATH    an executable file mapping (hex), at start and each dlopen
  *   dlopen TICKS PATH            a dlopen that changed the map
- *   end TICKS REASON             the process ended (exit, exec); absent after a crash
+ *   string ID ESCAPED            an interned string (region names, paths...): records refer
+ *                                to it by ID; written before the first record that does
+ *   end TICKS REASON             the process ended normally; absent after a crash
+ *   exec TICKS                   the process is about to exec (its new image has its own
+ *                                directory, <host>.<pid>.N)
  */
 #define LT_META_MAGIC "libtrace-meta"
 

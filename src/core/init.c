@@ -79,6 +79,21 @@ static int dir_usable(const char *path)
 	return 0;
 }
 
+/* mkdir -p for the parents of `path` (created 0700 like the directory itself). */
+static void make_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return;
+		*p = '/';
+	}
+}
+
 static int make_trace_dir(void)
 {
 	if (lt_cfg.output[0]) {
@@ -100,6 +115,7 @@ static int make_trace_dir(void)
 		snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog, date,
 			 (int)getpid());
 	}
+	make_parents(trace_dir);
 	if (mkdir(trace_dir, 0700) != 0 && errno != EEXIST) {
 		lt_warn("cannot create trace directory %s: %s; not tracing", trace_dir,
 			strerror(errno));

@@ -122,6 +122,8 @@ static inline uint64_t lt_now(void)
 LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);
 LT_HIDDEN int lt_buffer_attach(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
+/* Drop policy: makes room for a record that must not be lost (the thread's end). */
+LT_HIDDEN void lt_buffer_settle(struct lt_thread *t);
 LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);
 LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
 LT_HIDDEN void lt_writer_stop(void);

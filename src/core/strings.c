@@ -6,6 +6,7 @@
  * a lock.  Each thread also keeps a small pointer-keyed cache, checked with strcmp, so a
  * literal passed again and again costs a compare, not a hash.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,18 +38,15 @@ static uint64_t hash_str(const char *s, size_t *len)
 	return h;
 }
 
-/* Writes the definition record of `e` into t's stream. */
-static void define(struct lt_thread *t, const struct entry *e, size_t len)
+/* Writes the definition of `e` to the meta file. */
+static void define(const struct entry *e)
 {
-	unsigned words = 2 + (unsigned)((len + 1 + 7) / 8);
-	uint64_t *p = lt_reserve(t, words);
-	lt_rec_put(p, lt_now(), LT_REC_STRING, words, 0, e->id);
-	p[words - 1] = 0; /* NUL padding */
-	memcpy(p + 2, e->str, len + 1);
-	lt_commit(t);
+	char key[32];
+	snprintf(key, sizeof(key), "string %u", e->id);
+	lt_meta_escaped(key, e->str);
 }
 
-static uint32_t lookup(struct lt_thread *t, const char *s, const char **interned)
+static uint32_t lookup(const char *s, const char **interned)
 {
 	size_t len;
 	uint64_t h = hash_str(s, &len);
@@ -84,7 +82,7 @@ static uint32_t lookup(struct lt_thread *t, const char *s, const char **interned
 			e->id = next_id++;
 			memcpy(e->str, s, len);
 			e->str[len] = '\0';
-			define(t, e, len);
+			define(e);
 			__atomic_store_n(&table[i], e, __ATOMIC_RELEASE);
 			*interned = e->str;
 			id = e->id;
@@ -99,7 +97,7 @@ static uint32_t lookup(struct lt_thread *t, const char *s, const char **interned
 			if (e) {
 				e->id = overflow_id;
 				strcpy(e->str, "(too many distinct strings)");
-				define(t, e, strlen(e->str));
+				define(e);
 			}
 			lt_warn("more than %u distinct strings: the rest share one name",
 				TABLE_SIZE * 3 / 4);
@@ -118,7 +116,7 @@ uint32_t lt_string_id(struct lt_thread *t, const char *s)
 	if (t->scache[c].ptr == s && t->scache[c].interned && !strcmp(s, t->scache[c].interned))
 		return t->scache[c].id;
 	const char *interned = NULL;
-	uint32_t id = lookup(t, s, &interned);
+	uint32_t id = lookup(s, &interned);
 	t->scache[c].ptr = s;
 	t->scache[c].interned = interned;
 	t->scache[c].id = id;

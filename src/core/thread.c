@@ -76,6 +76,7 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
  */
 void lt_thread_end(struct lt_thread *t)
 {
+	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
 	t->ended = 1;
 	lt_buffer_detach(t);

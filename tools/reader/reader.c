@@ -32,7 +32,6 @@ static void warnf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *
 }
 
 static const char *const rec_names[] = {
-	[LT_REC_STRING] = "STRING",
 	[LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
 	[LT_REC_THREAD_END] = "THREAD_END",
 	[LT_REC_THREAD_CREATE] = "THREAD_CREATE",
@@ -94,6 +93,23 @@ static void unescape(char *s)
 		}
 	}
 	*o = '\0';
+}
+
+static void define_string(struct rd_process *p, uint32_t id, const char *text)
+{
+	if (id == 0 || id > (1u << 24))
+		return;
+	if (id >= p->nstrings) {
+		uint32_t n = id + 1 > p->nstrings * 2 ? id + 1 : p->nstrings * 2;
+		char **s = realloc(p->strings, n * sizeof(*s));
+		if (!s)
+			return;
+		memset(s + p->nstrings, 0, (n - p->nstrings) * sizeof(*s));
+		p->strings = s;
+		p->nstrings = n;
+	}
+	if (!p->strings[id])
+		p->strings[id] = strdup(text);
 }
 
 static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *err, size_t errlen)
@@ -173,6 +189,15 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->maps = m;
 				p->maps[p->nmaps++] = (struct rd_map){lo, hi, off, strdup(val + at)};
 			}
+		} else if (!strcmp(line, "string")) {
+			unsigned id;
+			int at = 0;
+			if (sscanf(val, "%u %n", &id, &at) != 1 || !at) {
+				warnf(warn, ctx, p, "%s:%d: bad string line", path, lineno);
+				continue;
+			}
+			unescape(val + at);
+			define_string(p, id, val + at);
 		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
 			p->ended = 1;
 		}
@@ -347,26 +372,6 @@ static void *chunk_data(struct rd_process *p, const struct rd_chunk *c, rd_warn_
 	return buf;
 }
 
-static void define_string(struct rd_process *p, const struct lt_rec *r)
-{
-	uint32_t id = r->arg;
-	if (id == 0 || id > (1u << 24))
-		return;
-	if (id >= p->nstrings) {
-		uint32_t n = id + 1 > p->nstrings * 2 ? id + 1 : p->nstrings * 2;
-		char **s = realloc(p->strings, n * sizeof(*s));
-		if (!s)
-			return;
-		memset(s + p->nstrings, 0, (n - p->nstrings) * sizeof(*s));
-		p->strings = s;
-		p->nstrings = n;
-	}
-	if (p->strings[id])
-		return;
-	size_t max = (r->words - 2) * 8u;
-	p->strings[id] = strndup((const char *)(r + 1), max);
-}
-
 /* Walks the records of one chunk; returns fn's first non-zero result. */
 static int walk(struct rd_process *p, const struct rd_thread *th, const struct rd_chunk *c,
 		const char *data, rd_record_fn fn, void *ctx, rd_warn_fn warn, void *wctx)
@@ -387,16 +392,6 @@ static int walk(struct rd_process *p, const struct rd_thread *th, const struct r
 			return ret;
 		pos += r->words * 8u;
 	}
-	return 0;
-}
-
-static int collect_string(void *ctx, const struct rd_process *p, const struct rd_thread *th,
-			  const struct lt_rec *r)
-{
-	(void)ctx;
-	(void)th;
-	if (r->type == LT_REC_STRING)
-		define_string((struct rd_process *)p, r);
 	return 0;
 }
 
@@ -458,8 +453,6 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 			}
 		}
 	}
-	for (size_t t = 0; t < p->nthreads; t++)
-		rd_thread_records(p, &p->threads[t], collect_string, NULL, NULL, NULL);
 	return 0;
 }
 

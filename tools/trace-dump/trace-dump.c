@@ -17,14 +17,13 @@
 #include "reader.h"
 
 static const char usage[] =
-	"usage: trace-dump [--strings] [--meta] TRACE_DIR\n"
+	"usage: trace-dump [--meta] TRACE_DIR\n"
 	"\n"
 	"Prints every record of a libtrace trace directory (or of one process directory\n"
 	"<host>.<pid> inside it) as one line of text:\n"
 	"  <process> <thread> <time_ns> <RECORD> <fields...>\n"
 	"\n"
-	"  --strings  also print the string definitions (STRING records)\n"
-	"  --meta     print each process's meta data first (lines starting with '#')\n"
+	"  --meta     print each process's meta data and strings first (lines starting with '#')\n"
 	"  --help     this text\n"
 	"\n"
 	"Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
@@ -32,7 +31,6 @@ static const char usage[] =
 	"read (bad arguments, not a trace directory, unknown format version).\n";
 
 struct dump {
-	int strings;
 	uint64_t base_ns;
 	FILE *out;
 };
@@ -73,16 +71,10 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 	struct dump *d = ctx;
 	const uint64_t *pl = (const uint64_t *)(r + 1);
 	unsigned npl = r->words - 2u;
-	if (r->type == LT_REC_STRING && !d->strings)
-		return 0;
 	uint64_t ns = r->type == LT_REC_LOST && r->ts == 0 ? 0 : rd_ticks_to_ns(p, r->ts);
 	fprintf(d->out, "%s %u %llu %s", p->name, th->index,
 		(unsigned long long)(ns > d->base_ns ? ns - d->base_ns : 0), rd_rec_name(r->type));
 	switch (r->type) {
-	case LT_REC_STRING:
-		fprintf(d->out, " id=%u ", r->arg);
-		print_id(d->out, p, r->arg);
-		break;
 	case LT_REC_THREAD_BEGIN:
 		fprintf(d->out, " thread=%u", r->arg);
 		if (npl >= 2)
@@ -158,23 +150,26 @@ static void print_meta(FILE *out, const struct rd_process *p)
 			p->parent_thread);
 	for (size_t i = 0; i < p->nargs; i++)
 		fprintf(out, "# %s arg[%zu]=%s\n", p->name, i, p->args[i]);
+	for (uint32_t i = 0; i < p->nstrings; i++) {
+		if (!p->strings[i])
+			continue;
+		fprintf(out, "# %s string[%u]=", p->name, i);
+		print_string(out, p->strings[i]);
+		fputc('\n', out);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"strings", no_argument, NULL, 's'},
 		{"meta", no_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct dump d = {0, 0, stdout};
+	struct dump d = {0, stdout};
 	int meta = 0, c;
-	while ((c = getopt_long(argc, argv, "smh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "mh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			d.strings = 1;
-			break;
 		case 'm':
 			meta = 1;
 			break;

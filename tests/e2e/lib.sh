@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# lib.sh - helpers of the end-to-end tests.  CTest sets BUILD, SRC and TESTBIN.
+set -u
+LIB=$BUILD/libtrace.so
+DUMP=$BUILD/trace-dump
+CHECK="python3 $SRC/tests/e2e/check_trace.py --dump $DUMP"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# traced DIR CMD...: runs CMD with the library preloaded, tracing into DIR.
+traced() {
+	local dir=$1
+	shift
+	LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$dir LIBTRACE_QUIET=1 "$@"
+}
+
+# same_behaviour NAME CMD...: runs CMD plain and traced (each in a scratch directory with
+# the same inputs, prepared by the caller in $WORK/in), compares stdout, stderr, exit status
+# and the files the program leaves behind.  The trace goes to $WORK/NAME.trace.
+same_behaviour() {
+	local name=$1
+	shift
+	rm -rf "$WORK/plain" "$WORK/traced"
+	cp -a "$WORK/in" "$WORK/plain"
+	cp -a "$WORK/in" "$WORK/traced"
+	(cd "$WORK/plain" && "$@" >"$WORK/plain.out" 2>"$WORK/plain.err")
+	local s1=$?
+	(cd "$WORK/traced" && traced "$WORK/$name.trace" "$@" >"$WORK/traced.out" 2>"$WORK/traced.err")
+	local s2=$?
+	[ $s1 = $s2 ] || fail "$name: exit status $s1 untraced, $s2 traced"
+	cmp -s "$WORK/plain.out" "$WORK/traced.out" || fail "$name: stdout differs under the tracer"
+	cmp -s "$WORK/plain.err" "$WORK/traced.err" || {
+		diff "$WORK/plain.err" "$WORK/traced.err" | head >&2
+		fail "$name: stderr differs under the tracer"
+	}
+	diff -r "$WORK/plain" "$WORK/traced" >/dev/null || fail "$name: output files differ under the tracer"
+	echo "$name: same output, same files, exit status $s1"
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * test_config - the LIBTRACE_* table: defaults, parsing, rejection of bad values.
+ * "test_config --list" prints the variable names, one per line (used by the README check).
+ */
+#include <string.h>
+
+#include "config.h"
+#include "lt.h"
+#include "test.h"
+
+static int load(const char *a, const char *b)
+{
+	char *env[3] = {(char *)a, (char *)b, NULL};
+	return lt_config_load(env);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; lt_options[i].name; i++)
+			printf("%s\n", lt_options[i].name);
+		return 0;
+	}
+	/* Defaults. */
+	CHECK_EQ(load(NULL, NULL), 0);
+	CHECK_EQ(lt_cfg.modules, LT_MOD_ALL);
+	CHECK_EQ(lt_cfg.buffer_size, 8u << 20);
+	CHECK_EQ(lt_cfg.overflow, LT_OVERFLOW_BLOCK);
+	CHECK_EQ(lt_cfg.clock, -1);
+	CHECK_EQ(lt_cfg.quiet, 0);
+	CHECK_EQ(lt_cfg.output[0], '\0');
+	/* Every option's help text and default exist. */
+	for (size_t i = 0; lt_options[i].name; i++) {
+		CHECK(!strncmp(lt_options[i].name, "LIBTRACE_", 9));
+		CHECK(lt_options[i].help && strlen(lt_options[i].help) > 10);
+		CHECK(lt_options[i].def != NULL);
+	}
+	/* Sizes. */
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=256K", NULL), 0);
+	CHECK_EQ(lt_cfg.buffer_size, 256u << 10);
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=2MiB", NULL), 0);
+	CHECK_EQ(lt_cfg.buffer_size, 2u << 20);
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=1048576", NULL), 0);
+	CHECK_EQ(lt_cfg.buffer_size, 1u << 20);
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=12X", NULL), 1);
+	CHECK_EQ(lt_cfg.buffer_size, 8u << 20);
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=1K", NULL), 1); /* below the minimum */
+	CHECK_EQ(lt_cfg.buffer_size, 8u << 20);
+	CHECK_EQ(load("LIBTRACE_BUFFER_SIZE=99999999999999999999G", NULL), 1);
+	/* Modules. */
+	CHECK_EQ(load("LIBTRACE_MODULES=pthread,user", NULL), 0);
+	CHECK_EQ(lt_cfg.modules, LT_MOD_PTHREAD | LT_MOD_USER);
+	CHECK_EQ(load("LIBTRACE_MODULES=none", NULL), 0);
+	CHECK_EQ(lt_cfg.modules, 0);
+	CHECK_EQ(load("LIBTRACE_MODULES=PROC", NULL), 0);
+	CHECK_EQ(lt_cfg.modules, LT_MOD_PROC);
+	CHECK_EQ(load("LIBTRACE_MODULES=pthread,bogus", NULL), 1);
+	CHECK_EQ(lt_cfg.modules, LT_MOD_ALL);
+	/* Choices, booleans, integers. */
+	CHECK_EQ(load("LIBTRACE_OVERFLOW=drop", "LIBTRACE_CLOCK=monotonic"), 0);
+	CHECK_EQ(lt_cfg.overflow, LT_OVERFLOW_DROP);
+	CHECK_EQ(lt_cfg.clock, LT_CLOCK_MONOTONIC);
+	CHECK_EQ(load("LIBTRACE_OVERFLOW=sometimes", NULL), 1);
+	CHECK_EQ(lt_cfg.overflow, LT_OVERFLOW_BLOCK);
+	CHECK_EQ(load("LIBTRACE_QUIET=yes", "LIBTRACE_DEBUG=2"), 0);
+	CHECK_EQ(lt_cfg.quiet, 1);
+	CHECK_EQ(lt_cfg.debug, 2);
+	CHECK_EQ(load("LIBTRACE_QUIET=maybe", "LIBTRACE_DEBUG=-1"), 2);
+	CHECK_EQ(lt_cfg.quiet, 0);
+	CHECK_EQ(lt_cfg.debug, 0);
+	/* Output: kept as given; too long is refused. */
+	CHECK_EQ(load("LIBTRACE_OUTPUT=/tmp/x y", NULL), 0);
+	CHECK(!strcmp(lt_cfg.output, "/tmp/x y"));
+	static char longval[5000] = "LIBTRACE_OUTPUT=";
+	memset(longval + 16, 'a', sizeof(longval) - 17);
+	CHECK_EQ(load(longval, NULL), 1);
+	CHECK_EQ(lt_cfg.output[0], '\0');
+	/* The meta file's rendering of each option names it. */
+	CHECK_EQ(load("LIBTRACE_MODULES=user,proc", NULL), 0);
+	char buf[256];
+	CHECK(!strcmp(lt_config_format(1, buf, sizeof(buf)), "LIBTRACE_MODULES=proc,user"));
+	for (size_t i = 0; lt_options[i].name; i++) {
+		lt_config_format(i, buf, sizeof(buf));
+		CHECK(!strncmp(buf, lt_options[i].name, strlen(lt_options[i].name)));
+	}
+	TEST_DONE();
+}
