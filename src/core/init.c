@@ -294,7 +294,7 @@ static void after_fork_child(void)
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
 	struct lt_thread *old = lt_self;
-	int in_wrapper = old && old->guard;
+	int in_wrapper = old && old->in_fork;
 	uint32_t parent_thread = old ? old->index : LT_NO_THREAD;
 	lt_tls_guard++;
 	lt_self = NULL;
@@ -318,8 +318,9 @@ static void after_fork_child(void)
 	lt_active = lt_cfg.modules;
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
 	if (t && in_wrapper) {
+		t->guard = 1;
 		lt_call_enter0(t, LT_FN_fork);
-		t->guard = 1; /* the wrapper's lt_finish() drops it */
+		t->guard = 0;
 	}
 	lt_tls_guard--;
 }
@@ -340,15 +341,20 @@ __attribute__((constructor)) static void lt_constructor(void)
 		lt_init();
 }
 
-__attribute__((destructor)) static void lt_destructor(void)
+/* The process is leaving (exit, return from main, _exit): make the trace whole, say where. */
+void lt_process_end(const char *how)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON ||
 	    getpid() != traced_pid)
 		return;
+	/* From a signal handler that interrupted the tracer on this thread, copying could
+	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
+	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
 	lt_tls_guard++;
-	lt_buffer_flush_all(1);
+	if (!reentered)
+		lt_buffer_flush_all(1);
 	lt_meta_sync();
-	lt_meta_line("end %llu exit", (unsigned long long)lt_now());
+	lt_meta_line("end %llu %s", (unsigned long long)lt_now(), how);
 	struct stat st;
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
 	    st.st_dev == stderr_dev && st.st_ino == stderr_ino) {
@@ -359,5 +365,11 @@ __attribute__((destructor)) static void lt_destructor(void)
 			(void)w;
 		}
 	}
+	is_root = 0; /* say it once */
 	lt_tls_guard--;
+}
+
+__attribute__((destructor)) static void lt_destructor(void)
+{
+	lt_process_end("exit");
 }

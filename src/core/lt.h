@@ -74,6 +74,7 @@ struct lt_thread {
 	unsigned cur;        /* index of the current chunk in the slot */
 	uint64_t seq;        /* sequence number of the next chunk */
 	int dropping;        /* the ring is full (drop policy or I/O error) */
+	int in_fork;         /* inside the fork wrapper's real call */
 	uint64_t lost_noslot; /* events lost because the thread got no slot */
 	struct lt_chunk_header dummy; /* lt_commit() target while dropping */
 	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
@@ -96,6 +97,7 @@ extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
 /* init.c */
 LT_HIDDEN void lt_init(void);
 LT_HIDDEN void lt_before_exec(void);
+LT_HIDDEN void lt_process_end(const char *how);
 LT_HIDDEN const char *lt_process_dir(void);
 
 /* clock.c */

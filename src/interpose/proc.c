@@ -36,19 +36,38 @@ LT_EXPORT pid_t fork(void)
 	if (!t)
 		return real_fork();
 	lt_call_enter0(t, LT_FN_fork);
+	t->in_fork = 1;
 	lt_finish(t);
 	pid_t pid = real_fork();
 	int saved = errno;
 	if (pid == 0)
-		t = lt_self; /* the child's fresh state, guard held if the handler made it */
-	else if (t && !lt_resume(t))
-		t = NULL;
-	if (t && t->guard) {
+		t = lt_self; /* the child's fresh state (NULL when tracing stopped there) */
+	else
+		t->in_fork = 0;
+	if (t && lt_resume(t)) {
 		lt_call_leave(t, LT_FN_fork, pid < 0 ? -saved : pid);
 		lt_finish(t);
 	}
 	errno = saved;
 	return pid;
+}
+
+/* _exit skips the destructors: end the trace here (no event, the process is gone). */
+static __typeof__(&_exit) real__exit;
+static __typeof__(&_Exit) real__Exit;
+
+LT_EXPORT void _exit(int status)
+{
+	RESOLVE(_exit);
+	lt_process_end("_exit");
+	real__exit(status);
+}
+
+LT_EXPORT void _Exit(int status)
+{
+	RESOLVE(_Exit);
+	lt_process_end("_exit");
+	real__Exit(status);
 }
 
 /* exec: CALL_ENTER(path), flush, the real call; CALL_LEAVE only when it failed. */

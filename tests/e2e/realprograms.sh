@@ -62,7 +62,9 @@ for test in threads mutex; do
 	[ $s1 = $s2 ] || fail "sysbench $test: exit status $s1 untraced, $s2 traced"
 	diff <(mask "$WORK/plain.out") <(mask "$WORK/traced.out") >&2 ||
 		fail "sysbench $test: output differs under the tracer"
-	n=$(threads_started "${args[@]}")
+	# strace makes sysbench's yield loops crawl: count its threads on a short run (the
+	# thread count does not depend on the amount of work).
+	n=$(threads_started sysbench "$test" --threads=2 --time=0 --events=10 --mutex-locks=100 run)
 	summary=$($CHECK "$WORK/sb-$test.trace" --processes 1 --threads $((n + 1)) \
 		--calls pthread_create="$n" --joined-all --no-lost) || fail "sysbench $test: $summary"
 	echo "sysbench $test: $n threads started (strace), trace: $summary"
