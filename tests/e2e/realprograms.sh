@@ -50,8 +50,9 @@ check xz-T2 not-joined xz -T2 --block-size=1MiB -k data # xz exits with its work
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g' "$1"; }
 for test in threads mutex; do
 	args=(sysbench "$test" --threads=2 --time=0)
-	[ $test = threads ] && args+=(--events=2000)
-	[ $test = mutex ] && args+=(--mutex-locks=20000)
+	small=(sysbench "$test" --threads=2 --time=0)
+	[ $test = threads ] && args+=(--events=200) && small+=(--events=10)
+	[ $test = mutex ] && args+=(--mutex-locks=20000) && small+=(--mutex-locks=100)
 	args+=(run)
 	rm -rf "$WORK/plain" "$WORK/traced"
 	mkdir -p "$WORK/plain" "$WORK/traced"
@@ -64,7 +65,7 @@ for test in threads mutex; do
 		fail "sysbench $test: output differs under the tracer"
 	# strace makes sysbench's yield loops crawl: count its threads on a short run (the
 	# thread count does not depend on the amount of work).
-	n=$(threads_started sysbench "$test" --threads=2 --time=0 --events=10 --mutex-locks=100 run)
+	n=$(threads_started "${small[@]}" run)
 	summary=$($CHECK "$WORK/sb-$test.trace" --processes 1 --threads $((n + 1)) \
 		--calls pthread_create="$n" --joined-all --no-lost) || fail "sysbench $test: $summary"
 	echo "sysbench $test: $n threads started (strace), trace: $summary"
