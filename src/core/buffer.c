@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,11 @@ static struct {
 	_Atomic int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
 	pthread_t writer;
 } R;
+
+/* The CPUs the process could use at start, before a runtime pinned its threads: the writer
+ * runs on any of them rather than on the core of the thread that happened to start it. */
+static cpu_set_t start_cpus;
+static int start_cpus_ok;
 
 static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 				     void *);
@@ -202,6 +208,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.io_failed = 0;
 		R.writer_state = 0;
 	} else {
+		start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
 		R.chunks = 8;
 		R.chunk_size = lt_cfg.buffer_size / R.chunks;
 		R.chunk_size -= R.chunk_size % (uint64_t)page;
@@ -519,6 +526,8 @@ static void writer_start(void)
 	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
 		/* The program's signals must never be delivered to the writer. */
 		pthread_attr_setsigmask_np(&attr, &all);
+		if (start_cpus_ok)
+			pthread_attr_setaffinity_np(&attr, sizeof(start_cpus), &start_cpus);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		err = real_pthread_create_fn(&R.writer, &attr, writer_main, NULL);
 		pthread_attr_destroy(&attr);

@@ -250,12 +250,15 @@ void lt_init(void)
 	traced_pid = getpid();
 	lt_thread_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
-	lt_active = lt_cfg.modules;
+	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
 	lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
 	lt_info("tracing into %s", proc_dir);
 out:
+	if (state != LT_STATE_ON)
+		lt_active = 0;
+	lt_active |= LT_ACTIVE_INIT;
 	__atomic_store_n(&lt_state, state, __ATOMIC_RELEASE);
 	lt_tls_guard--;
 }
@@ -277,7 +280,7 @@ struct lt_thread *lt_begin_slow(unsigned mod)
 		if (!t)
 			return NULL;
 	}
-	if (t->guard || t->ended)
+	if (t->guard)
 		return NULL;
 	t->guard = 1;
 	return t;
@@ -298,7 +301,7 @@ static void after_fork_child(void)
 	uint32_t parent_thread = old ? old->index : LT_NO_THREAD;
 	lt_tls_guard++;
 	lt_self = NULL;
-	lt_active = 0;
+	lt_active = LT_ACTIVE_INIT;
 	lt_thread_after_fork_child();
 	lt_strings_after_fork_child();
 	pid_t parent = traced_pid;
@@ -315,7 +318,7 @@ static void after_fork_child(void)
 		lt_tls_guard--;
 		return;
 	}
-	lt_active = lt_cfg.modules;
+	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
 	if (t && in_wrapper) {
 		t->guard = 1;

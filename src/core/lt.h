@@ -65,8 +65,8 @@ struct lt_thread {
 	uint64_t *end;                 /* end of the writable area */
 	uint64_t *data;                /* first record word of `chunk` */
 	struct lt_chunk_header *chunk; /* where lt_commit() publishes `used` */
-	int guard;                     /* > 0 while the tracer itself runs on this thread */
-	int ended;                     /* THREAD_END written: record nothing more */
+	long guard; /* non-zero while the tracer itself runs on this thread (a full word: the
+		     * hot path stores and loads it whole, so store forwarding never stalls) */
 	/* Cold: owned by buffer.c. */
 	uint32_t index; /* process-local thread index */
 	uint32_t tid;
@@ -90,7 +90,10 @@ struct lt_thread {
 /* Global state. */
 extern LT_HIDDEN struct lt_config lt_cfg;
 extern LT_HIDDEN _Atomic int lt_state;
-extern LT_HIDDEN unsigned lt_active; /* modules recording now; 0 until init is done */
+/* Modules recording now, plus LT_ACTIVE_INIT once init is over (whatever its outcome):
+ * zero only before init. */
+extern LT_HIDDEN unsigned lt_active;
+#define LT_ACTIVE_INIT 0x80000000u
 extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
 
@@ -167,8 +170,15 @@ LT_HIDDEN struct lt_thread *lt_begin_slow(unsigned mod);
 
 static inline struct lt_thread *lt_begin(unsigned mod)
 {
+	unsigned active = lt_active;
+	if (unlikely(!(active & mod))) {
+		/* Module off (one load and two branches), or init still to run. */
+		if (likely(active))
+			return NULL;
+		return lt_begin_slow(mod);
+	}
 	struct lt_thread *t = lt_self;
-	if (likely((lt_active & mod) && t && !t->guard && !t->ended)) {
+	if (likely(t && !t->guard)) {
 		t->guard = 1;
 		return t;
 	}
@@ -181,11 +191,11 @@ static inline void lt_finish(struct lt_thread *t)
 }
 
 /* Takes the guard again after the real call (the guard is not held across it, so that what
- * the program does inside, signal handlers and atfork handlers, is traced).  False when the
- * thread stopped recording meanwhile. */
+ * the program does inside, signal handlers and atfork handlers, is traced).  False when
+ * something else holds it. */
 static inline int lt_resume(struct lt_thread *t)
 {
-	if (t->guard || t->ended)
+	if (t->guard)
 		return 0;
 	t->guard = 1;
 	return 1;
@@ -204,9 +214,9 @@ static inline uint64_t *lt_reserve(struct lt_thread *t, unsigned words)
 /* Publishes every record reserved so far: a release store (a plain mov on x86-64). */
 static inline void lt_commit(struct lt_thread *t)
 {
-	if (likely(t->chunk != NULL))
-		__atomic_store_n(&t->chunk->used, (uint64_t)((char *)t->pos - (char *)t->data),
-				 __ATOMIC_RELEASE);
+	/* `chunk` is never NULL: a thread without a ring commits into its dummy header. */
+	__atomic_store_n(&t->chunk->used, (uint64_t)((char *)t->pos - (char *)t->data),
+			 __ATOMIC_RELEASE);
 }
 
 static inline void lt_rec_put(uint64_t *p, uint64_t ts, unsigned type, unsigned words,
@@ -254,6 +264,12 @@ static inline void lt_call_enter2(struct lt_thread *t, enum lt_fn fn, const void
 static inline void lt_call_enter0(struct lt_thread *t, enum lt_fn fn)
 {
 	lt_emit0(t, LT_REC_CALL_ENTER, fn, 0);
+}
+
+/* A non-blocking call (unlock, signal, post, try*): one event after it returned. */
+static inline void lt_call_instant(struct lt_thread *t, enum lt_fn fn, const void *obj, int result)
+{
+	lt_emit1(t, LT_REC_CALL, fn, (uint32_t)result, (uint64_t)(uintptr_t)obj);
 }
 
 static inline void lt_call_leave(struct lt_thread *t, enum lt_fn fn, int result)

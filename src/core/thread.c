@@ -26,8 +26,8 @@ static struct lt_thread *live; /* every registered thread that has not ended; re
 static void end_key_destructor(void *p)
 {
 	struct lt_thread *t = p;
-	if (lt_self != t || t->ended)
-		return;
+	if (lt_self != t)
+		return; /* already ended (lt_thread_end clears lt_self) */
 	t->guard = 1;
 	lt_thread_end(t);
 }
@@ -78,7 +78,6 @@ void lt_thread_end(struct lt_thread *t)
 {
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
-	t->ended = 1;
 	lt_buffer_detach(t);
 	lt_lock(&reg_lock);
 	if (t->prev_live)

@@ -16,21 +16,24 @@
 
 #include "../core/lt.h"
 
+/* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
+#define LT_UNPAREN(...) __VA_ARGS__
+
 #define RESOLVE(name, version)                                                                     \
 	do {                                                                                       \
 		if (unlikely(!real_##name))                                                        \
 			real_##name = lt_dlsym_next(#name, version);                               \
 	} while (0)
 
-/* int name(params) on one object: CALL_ENTER(obj), real call, CALL_LEAVE(result). */
+/*
+ * int name(params) on one object: CALL_ENTER(obj), real call, CALL_LEAVE(result).  The
+ * exported function only decides; the recording half is a separate function reached by a
+ * tail call, so that the untraced path saves no registers and ends in a jump.
+ */
 #define WRAP_OBJ(name, version, params, args, obj)                                                 \
 	static __typeof__(&name) real_##name;                                                      \
-	LT_EXPORT int name params                                                                  \
+	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
-		RESOLVE(name, version);                                                            \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
-		if (!t)                                                                            \
-			return real_##name args;                                                   \
 		lt_call_enter(t, LT_FN_##name, obj);                                               \
 		lt_finish(t);                                                                      \
 		int ret = real_##name args;                                                        \
@@ -39,17 +42,43 @@
 			lt_finish(t);                                                              \
 		}                                                                                  \
 		return ret;                                                                        \
-	}
-
-/* A condition wait: CALL_ENTER carries the condition and the mutex. */
-#define WRAP_COND_WAIT(name, version, params, args)                                                \
-	static __typeof__(&name) real_##name;                                                      \
+	}                                                                                          \
 	LT_EXPORT int name params                                                                  \
 	{                                                                                          \
 		RESOLVE(name, version);                                                            \
 		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
 		if (!t)                                                                            \
 			return real_##name args;                                                   \
+		return traced_##name(t, LT_UNPAREN args);                                          \
+	}
+
+/* A call that never blocks: one CALL record after it returns. */
+#define WRAP_INSTANT(name, version, params, args, obj)                                             \
+	static __typeof__(&name) real_##name;                                                      \
+	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
+	{                                                                                          \
+		lt_finish(t);                                                                      \
+		int ret = real_##name args;                                                        \
+		if (lt_resume(t)) {                                                                \
+			lt_call_instant(t, LT_FN_##name, obj, ret);                                \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		return ret;                                                                        \
+	}                                                                                          \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		RESOLVE(name, version);                                                            \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
+		if (!t)                                                                            \
+			return real_##name args;                                                   \
+		return traced_##name(t, LT_UNPAREN args);                                          \
+	}
+
+/* A condition wait: CALL_ENTER carries the condition and the mutex. */
+#define WRAP_COND_WAIT(name, version, params, args)                                                \
+	static __typeof__(&name) real_##name;                                                      \
+	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
+	{                                                                                          \
 		lt_call_enter2(t, LT_FN_##name, c, m);                                             \
 		lt_finish(t);                                                                      \
 		int ret = real_##name args;                                                        \
@@ -58,29 +87,37 @@
 			lt_finish(t);                                                              \
 		}                                                                                  \
 		return ret;                                                                        \
+	}                                                                                          \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		RESOLVE(name, version);                                                            \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
+		if (!t)                                                                            \
+			return real_##name args;                                                   \
+		return traced_##name(t, LT_UNPAREN args);                                          \
 	}
 
 WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
-WRAP_OBJ(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_OBJ(pthread_mutex_timedlock, NULL, (pthread_mutex_t *restrict m,
 					 const struct timespec *restrict ts),
 	 (m, ts), m)
 WRAP_OBJ(pthread_mutex_clocklock, NULL, (pthread_mutex_t *restrict m, clockid_t clk,
 					 const struct timespec *restrict ts),
 	 (m, clk, ts), m)
-WRAP_OBJ(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_INSTANT(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
 
 WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_OBJ(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_INSTANT(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedrdlock, NULL, (pthread_rwlock_t *restrict l,
 					    const struct timespec *restrict ts),
 	 (l, ts), l)
 WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_OBJ(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_INSTANT(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedwrlock, NULL, (pthread_rwlock_t *restrict l,
 					    const struct timespec *restrict ts),
 	 (l, ts), l)
-WRAP_OBJ(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_INSTANT(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
 
 /* The condition functions have two versions in glibc; the new one is GLIBC_2.3.2. */
 WRAP_COND_WAIT(pthread_cond_wait, "GLIBC_2.3.2",
@@ -93,8 +130,8 @@ WRAP_COND_WAIT(pthread_cond_clockwait, NULL,
 	       (pthread_cond_t *restrict c, pthread_mutex_t *restrict m, clockid_t clk,
 		const struct timespec *restrict ts),
 	       (c, m, clk, ts))
-WRAP_OBJ(pthread_cond_signal, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
-WRAP_OBJ(pthread_cond_broadcast, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+WRAP_INSTANT(pthread_cond_signal, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+WRAP_INSTANT(pthread_cond_broadcast, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
 
 WRAP_OBJ(pthread_barrier_wait, NULL, (pthread_barrier_t * b), (b), b)
 
@@ -102,8 +139,8 @@ WRAP_OBJ(sem_wait, NULL, (sem_t * s), (s), s)
 WRAP_OBJ(sem_timedwait, NULL, (sem_t *restrict s, const struct timespec *restrict ts), (s, ts), s)
 WRAP_OBJ(sem_clockwait, NULL, (sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts),
 	 (s, clk, ts), s)
-WRAP_OBJ(sem_trywait, NULL, (sem_t * s), (s), s)
-WRAP_OBJ(sem_post, NULL, (sem_t * s), (s), s)
+WRAP_INSTANT(sem_trywait, NULL, (sem_t * s), (s), s)
+WRAP_INSTANT(sem_post, NULL, (sem_t * s), (s), s)
 
 /* Thread lifetime. */
 

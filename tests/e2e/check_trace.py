@@ -89,6 +89,8 @@ def main():
                 fn = rest.split()[0]
                 calls[fn] += 1
                 stack.append(('call', fn))
+            elif kind == 'CALL':
+                calls[rest.split()[0]] += 1
             elif kind == 'CALL_LEAVE':
                 fn = rest.split()[0]
                 if not stack or stack[-1] != ('call', fn):

@@ -44,6 +44,7 @@ static const char *const rec_names[] = {
 	[LT_REC_MARKER] = "MARKER",
 	[LT_REC_COUNTER] = "COUNTER",
 	[LT_REC_LOST] = "LOST",
+	[LT_REC_CALL] = "CALL",
 };
 
 const char *rd_rec_name(unsigned type)

@@ -91,6 +91,7 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		print_id(d->out, p, r->arg);
 		break;
 	case LT_REC_CALL_ENTER:
+	case LT_REC_CALL:
 		fprintf(d->out, " %s", rd_fn_name(r->sub));
 		if (npl >= 1) {
 			switch (rd_fn_object(r->sub)) {
@@ -107,6 +108,8 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		}
 		if (npl >= 2)
 			fprintf(d->out, " obj2=0x%llx", (unsigned long long)pl[1]);
+		if (r->type == LT_REC_CALL)
+			fprintf(d->out, " ret=%d", (int32_t)r->arg);
 		break;
 	case LT_REC_CALL_LEAVE:
 		fprintf(d->out, " %s ret=%d", rd_fn_name(r->sub), (int32_t)r->arg);
