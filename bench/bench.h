@@ -65,22 +65,22 @@ static inline void bench_pause(long ms)
 #define BENCH(name, iters, reps, body) BENCH_OPS(name, iters, reps, 1, body)
 
 /* BENCH_OPS: the same, for a body that does `ops` operations; reports ns per operation. */
-#define BENCH_OPS(name, iters, reps, ops, body)                                                    \
-	do {                                                                                       \
-		double v_[BENCH_MAX_REPS];                                                         \
-		long n_ = (iters);                                                                 \
-		for (long _i = 0; _i < n_ / 10; _i++) {                                            \
-			body;                                                                      \
-		}                                                                                  \
-		for (int r_ = 0; r_ < (reps); r_++) {                                              \
-			pause_ns = 0;                                                              \
-			double t0_ = bench_now();                                                  \
-			for (long _i = 0; _i < n_; _i++) {                                         \
-				body;                                                              \
-			}                                                                          \
-			v_[r_] = (bench_now() - t0_ - pause_ns) / (double)n_ / (ops);              \
-		}                                                                                  \
-		bench_report(name, v_, (reps));                                                    \
+#define BENCH_OPS(name, iters, reps, ops, body)                                       \
+	do {                                                                          \
+		double v_[BENCH_MAX_REPS];                                            \
+		long n_ = (iters);                                                    \
+		for (long _i = 0; _i < n_ / 10; _i++) {                               \
+			body;                                                         \
+		}                                                                     \
+		for (int r_ = 0; r_ < (reps); r_++) {                                 \
+			pause_ns = 0;                                                 \
+			double t0_ = bench_now();                                     \
+			for (long _i = 0; _i < n_; _i++) {                            \
+				body;                                                 \
+			}                                                             \
+			v_[r_] = (bench_now() - t0_ - pause_ns) / (double)n_ / (ops); \
+		}                                                                     \
+		bench_report(name, v_, (reps));                                       \
 	} while (0)
 
 #endif

@@ -28,9 +28,9 @@ struct queue {
 };
 
 static struct queue q = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.not_empty = PTHREAD_COND_INITIALIZER,
-	.not_full = PTHREAD_COND_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .not_empty = PTHREAD_COND_INITIALIZER,
+    .not_full = PTHREAD_COND_INITIALIZER,
 };
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static long primes_total, blocks_done;
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		pthread_create(&w[i], NULL, worker, (void *)i);
 	for (long i = 0; i < workers; i++)
 		sem_wait(&ready); /* every worker is up */
-	sem_post(&ready);         /* let the reader start */
+	sem_post(&ready);	  /* let the reader start */
 	pthread_create(&rd, NULL, reader, NULL);
 	pthread_join(rd, NULL);
 	for (long i = 0; i < workers; i++)

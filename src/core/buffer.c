@@ -61,7 +61,7 @@ struct tracked_fd {
 };
 
 static struct {
-	char *base;     /* reserved range: ring header page, then the slots */
+	char *base;	 /* reserved range: ring header page, then the slots */
 	size_t reserved; /* bytes reserved at `base` */
 	uint64_t chunk_size, slot_size;
 	unsigned chunks, max_slots;
@@ -427,9 +427,10 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 		}
 		if (chunk_state(nc) != LT_CHUNK_FREE) {
 			t->dropping = 1;
-			cur->flags |= (uint32_t)(lt_cfg.overflow == LT_OVERFLOW_BLOCK ? LT_LOST_IO
-										     : LT_LOST_BUFFER)
-				      << 8;
+			cur->flags |=
+			    (uint32_t)(lt_cfg.overflow == LT_OVERFLOW_BLOCK ? LT_LOST_IO
+									    : LT_LOST_BUFFER)
+			    << 8;
 			cur->lost++;
 			t->chunk = &t->dummy;
 			t->data = t->pos = t->end = t->sink;
@@ -488,6 +489,22 @@ void lt_buffer_flush_all(int snapshot_active)
 		}
 	}
 	lt_unlock(&R.io_lock);
+}
+
+void lt_buffer_trim(void)
+{
+	/* The FREE chunks' contents are in the events file: give their blocks back.  The
+	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
+	int fd = tracked_fd(&R.ring);
+	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	if (fd < 0)
+		return;
+	for (unsigned s = 0; s < n; s++)
+		for (unsigned i = 0; i < R.chunks; i++)
+			if (chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE)
+				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)((char *)chunk_at(s, i) - R.base),
+					  (off_t)R.chunk_size);
 }
 
 /* The writer: drains on every kick and at least every 100 ms; records a clock pair a second. */

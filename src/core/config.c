@@ -16,34 +16,29 @@ struct lt_config lt_cfg;
 const char *const lt_module_names[] = {"pthread", "proc", "user", NULL};
 
 const struct lt_option lt_options[] = {
-	{"LIBTRACE_OUTPUT", LT_OPT_STRING, "", NULL,
-	 "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
-	 "directory. Every process writes its own <host>.<pid> sub-directory in it."},
-	{"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
-	 "Comma-separated modules to record: pthread, proc, user; or all, none."},
-	{"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
-	 "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
-	 "this much per live thread."},
-	{"LIBTRACE_MAX_SIZE", LT_OPT_SIZE, "0", NULL,
-	 "Largest events file per process; 0 means no limit. Beyond it events are counted "
-	 "as lost (cause nospace)."},
-	{"LIBTRACE_OVERFLOW", LT_OPT_CHOICE, "block", "block|drop",
-	 "When the events file cannot grow: block retries for up to a second before "
-	 "counting events as lost; drop counts them as lost at once."},
-	{"LIBTRACE_CLOCK", LT_OPT_CHOICE, "auto", "auto|tsc|monotonic",
-	 "Timestamp source: tsc where the TSC is invariant (auto), or CLOCK_MONOTONIC."},
-	{"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL,
-	 "1: do not print the trace directory at exit."},
-	{"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
-	 "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
-	{NULL, 0, NULL, NULL, NULL},
+    {"LIBTRACE_OUTPUT", LT_OPT_STRING, "", NULL,
+     "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
+     "directory. Every process writes its own <host>.<pid> sub-directory in it."},
+    {"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
+     "Comma-separated modules to record: pthread, proc, user; or all, none."},
+    {"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
+     "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
+     "this much per live thread."},
+    {"LIBTRACE_OVERFLOW", LT_OPT_CHOICE, "block", "block|drop",
+     "When a thread's ring is full: block has the thread copy its own chunks out (no "
+     "loss); drop counts the events as lost."},
+    {"LIBTRACE_CLOCK", LT_OPT_CHOICE, "auto", "auto|tsc|monotonic",
+     "Timestamp source: tsc where the TSC is invariant (auto), or CLOCK_MONOTONIC."},
+    {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
+    {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
+     "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
 enum {
 	OPT_OUTPUT,
 	OPT_MODULES,
 	OPT_BUFFER_SIZE,
-	OPT_MAX_SIZE,
 	OPT_OVERFLOW,
 	OPT_CLOCK,
 	OPT_QUIET,
@@ -58,10 +53,23 @@ static int parse_size(const char *s, uint64_t *out)
 		return -1;
 	uint64_t mul = 1;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' && mul > 1)
 		end++;
@@ -164,8 +172,6 @@ static int apply(size_t i, const char *v)
 		lt_cfg.buffer_size = sz;
 		return 0;
 	}
-	case OPT_MAX_SIZE:
-		return parse_size(v, &lt_cfg.max_size);
 	case OPT_OVERFLOW: {
 		int c = parse_choice(v, o->choices);
 		if (c < 0)
@@ -250,15 +256,14 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_BUFFER_SIZE:
 		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.buffer_size);
 		break;
-	case OPT_MAX_SIZE:
-		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.max_size);
-		break;
 	case OPT_OVERFLOW:
 		snprintf(buf, len, "%s=%s", o->name, lt_cfg.overflow ? "drop" : "block");
 		break;
 	case OPT_CLOCK:
 		snprintf(buf, len, "%s=%s", o->name,
-			 lt_cfg.clock < 0 ? "auto" : lt_cfg.clock == 0 ? "tsc" : "monotonic");
+			 lt_cfg.clock < 0    ? "auto"
+			 : lt_cfg.clock == 0 ? "tsc"
+					     : "monotonic");
 		break;
 	case OPT_QUIET:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);

@@ -10,10 +10,10 @@
 
 enum lt_opt_type {
 	LT_OPT_STRING,
-	LT_OPT_SIZE,    /* bytes, with an optional K, M or G suffix (powers of 1024) */
+	LT_OPT_SIZE, /* bytes, with an optional K, M or G suffix (powers of 1024) */
 	LT_OPT_INT,
-	LT_OPT_BOOL,    /* 1/0, yes/no, true/false, on/off */
-	LT_OPT_CHOICE,  /* one of the words in `choices`, stored as its index */
+	LT_OPT_BOOL,	/* 1/0, yes/no, true/false, on/off */
+	LT_OPT_CHOICE,	/* one of the words in `choices`, stored as its index */
 	LT_OPT_MODULES, /* comma-separated module names, "all" or "none" */
 };
 

@@ -38,7 +38,7 @@
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
 
-#define LT_FILE_MAGIC       "LIBTRACE"
+#define LT_FILE_MAGIC	    "LIBTRACE"
 #define LT_FILE_HEADER_SIZE 4096u /* the first chunk starts on the second page */
 
 struct lt_file_header {
@@ -47,9 +47,9 @@ struct lt_file_header {
 	uint16_t minor;
 	uint32_t header_size; /* sizeof(struct lt_file_header) as written */
 	uint32_t pid;
-	uint32_t chunks;      /* ring: chunks per slot */
-	uint64_t chunk_size;  /* ring: bytes per chunk, header included */
-	uint64_t slot_size;   /* ring: bytes per slot (chunks * chunk_size) */
+	uint32_t chunks;     /* ring: chunks per slot */
+	uint64_t chunk_size; /* ring: bytes per chunk, header included */
+	uint64_t slot_size;  /* ring: bytes per slot (chunks * chunk_size) */
 };
 
 #define LT_RING_MAGIC "LTRACERG"
@@ -71,14 +71,14 @@ struct lt_chunk_header {
 	uint32_t magic;
 	uint32_t header_size; /* sizeof(struct lt_chunk_header) as written */
 	uint32_t thread;      /* process-local thread index, never reused within a process */
-	uint32_t tid;         /* OS thread id */
-	uint64_t seq;         /* 0, 1, 2, ... within one thread */
+	uint32_t tid;	      /* OS thread id */
+	uint64_t seq;	      /* 0, 1, 2, ... within one thread */
 	uint64_t capacity;    /* bytes of the whole chunk, header included */
-	uint64_t used;        /* committed record bytes after the header (release-stored) */
-	uint64_t lost;        /* events dropped after this chunk's records (see flags) */
-	uint32_t flags;       /* LT_CHUNK_* */
-	uint32_t check;       /* lt_chunk_check() of the fields above `used` */
-	uint32_t state;       /* enum lt_chunk_state (ring) */
+	uint64_t used;	      /* committed record bytes after the header (release-stored) */
+	uint64_t lost;	      /* events dropped after this chunk's records (see flags) */
+	uint32_t flags;	      /* LT_CHUNK_* */
+	uint32_t check;	      /* lt_chunk_check() of the fields above `used` */
+	uint32_t state;	      /* enum lt_chunk_state (ring) */
 	uint32_t reserved;
 };
 
@@ -107,7 +107,7 @@ struct lt_rec {
 };
 
 #define LT_REC_WORDS_MAX 255u
-#define LT_STRING_MAX    1023u /* longest interned string; longer ones are cut */
+#define LT_STRING_MAX	 1023u /* longest interned string; longer ones are cut */
 
 #define LT_NO_THREAD 0xffffffffu
 
@@ -116,21 +116,21 @@ struct lt_rec {
  */
 enum lt_rec_type {
 	/* 1 is not used: string definitions live in the meta file ("string" lines). */
-	LT_REC_THREAD_BEGIN = 2, /* arg: thread index; p[0]: start routine address (0: none),
-				  * p[1]: parent thread index << 32 | tid */
-	LT_REC_THREAD_END = 3,   /* arg: thread index */
+	LT_REC_THREAD_BEGIN = 2,  /* arg: thread index; p[0]: start routine address (0: none),
+				   * p[1]: parent thread index << 32 | tid */
+	LT_REC_THREAD_END = 3,	  /* arg: thread index */
 	LT_REC_THREAD_CREATE = 4, /* arg: index of the created thread (inside pthread_create) */
-	LT_REC_THREAD_WAIT = 5,   /* arg: index of the joined thread (inside pthread_join) */
-	LT_REC_THREAD_NAME = 6,   /* arg: string id; p[0]: index of the named thread */
-	LT_REC_CALL_ENTER = 7,    /* sub: enum lt_fn; p[0] if present: object (see lt_fn);
+	LT_REC_THREAD_WAIT = 5,	  /* arg: index of the joined thread (inside pthread_join) */
+	LT_REC_THREAD_NAME = 6,	  /* arg: string id; p[0]: index of the named thread */
+	LT_REC_CALL_ENTER = 7,	  /* sub: enum lt_fn; p[0] if present: object (see lt_fn);
 				   * p[1] if present: second object (condition waits: mutex) */
-	LT_REC_CALL_LEAVE = 8,    /* sub: enum lt_fn; arg: result (int, truncated to 32 bits) */
+	LT_REC_CALL_LEAVE = 8,	  /* sub: enum lt_fn; arg: result (int, truncated to 32 bits) */
 	LT_REC_REGION_ENTER = 9,  /* arg: string id of the region name */
 	LT_REC_REGION_LEAVE = 10, /* arg: string id of the region name */
-	LT_REC_MARKER = 11,       /* arg: string id of the text */
-	LT_REC_COUNTER = 12,      /* arg: string id of the name; sub: LT_VALUE_*; p[0]: value */
-	LT_REC_LOST = 13,         /* sub: enum lt_lost_cause; p[0]: events lost */
-	LT_REC_CALL = 14,         /* a call that never blocks, as one event at its return:
+	LT_REC_MARKER = 11,	  /* arg: string id of the text */
+	LT_REC_COUNTER = 12,	  /* arg: string id of the name; sub: LT_VALUE_*; p[0]: value */
+	LT_REC_LOST = 13,	  /* sub: enum lt_lost_cause; p[0]: events lost */
+	LT_REC_CALL = 14,	  /* a call that never blocks, as one event at its return:
 				   * sub: enum lt_fn; arg: result; p[0]: object (see lt_fn) */
 	LT_REC_TYPE_MAX
 };
@@ -142,7 +142,7 @@ enum lt_value_kind {
 
 enum lt_lost_cause {
 	LT_LOST_BUFFER = 1, /* drop policy: the thread's ring was full */
-	LT_LOST_IO = 2,     /* the events file could not be written (disk full, I/O error) */
+	LT_LOST_IO = 2,	    /* the events file could not be written (disk full, I/O error) */
 };
 
 /*
@@ -151,47 +151,47 @@ enum lt_lost_cause {
  * STRING (a string id: path or command), PID (a process id).  The ids are part of the
  * format: only append.
  */
-#define LT_FN_LIST(X)                                                                              \
-	X(pthread_create, pthread, NONE)                                                           \
-	X(pthread_join, pthread, THREAD)                                                           \
-	X(pthread_tryjoin_np, pthread, THREAD)                                                     \
-	X(pthread_timedjoin_np, pthread, THREAD)                                                   \
-	X(pthread_exit, pthread, NONE)                                                             \
-	X(pthread_mutex_lock, pthread, ADDR)                                                       \
-	X(pthread_mutex_trylock, pthread, ADDR)                                                    \
-	X(pthread_mutex_timedlock, pthread, ADDR)                                                  \
-	X(pthread_mutex_unlock, pthread, ADDR)                                                     \
-	X(pthread_rwlock_rdlock, pthread, ADDR)                                                    \
-	X(pthread_rwlock_tryrdlock, pthread, ADDR)                                                 \
-	X(pthread_rwlock_timedrdlock, pthread, ADDR)                                               \
-	X(pthread_rwlock_wrlock, pthread, ADDR)                                                    \
-	X(pthread_rwlock_trywrlock, pthread, ADDR)                                                 \
-	X(pthread_rwlock_timedwrlock, pthread, ADDR)                                               \
-	X(pthread_rwlock_unlock, pthread, ADDR)                                                    \
-	X(pthread_cond_wait, pthread, ADDR)                                                        \
-	X(pthread_cond_timedwait, pthread, ADDR)                                                   \
-	X(pthread_cond_signal, pthread, ADDR)                                                      \
-	X(pthread_cond_broadcast, pthread, ADDR)                                                   \
-	X(pthread_barrier_wait, pthread, ADDR)                                                     \
-	X(sem_wait, pthread, ADDR)                                                                 \
-	X(sem_timedwait, pthread, ADDR)                                                            \
-	X(sem_trywait, pthread, ADDR)                                                              \
-	X(sem_post, pthread, ADDR)                                                                 \
-	X(fork, proc, NONE)                                                                        \
-	X(execve, proc, STRING)                                                                    \
-	X(posix_spawn, proc, STRING)                                                               \
-	X(dlopen, proc, STRING)                                                                    \
-	X(dlclose, proc, ADDR)                                                                     \
-	X(pthread_mutex_clocklock, pthread, ADDR)                                                  \
-	X(pthread_cond_clockwait, pthread, ADDR)                                                   \
-	X(sem_clockwait, pthread, ADDR)                                                            \
+#define LT_FN_LIST(X)                                \
+	X(pthread_create, pthread, NONE)             \
+	X(pthread_join, pthread, THREAD)             \
+	X(pthread_tryjoin_np, pthread, THREAD)       \
+	X(pthread_timedjoin_np, pthread, THREAD)     \
+	X(pthread_exit, pthread, NONE)               \
+	X(pthread_mutex_lock, pthread, ADDR)         \
+	X(pthread_mutex_trylock, pthread, ADDR)      \
+	X(pthread_mutex_timedlock, pthread, ADDR)    \
+	X(pthread_mutex_unlock, pthread, ADDR)       \
+	X(pthread_rwlock_rdlock, pthread, ADDR)      \
+	X(pthread_rwlock_tryrdlock, pthread, ADDR)   \
+	X(pthread_rwlock_timedrdlock, pthread, ADDR) \
+	X(pthread_rwlock_wrlock, pthread, ADDR)      \
+	X(pthread_rwlock_trywrlock, pthread, ADDR)   \
+	X(pthread_rwlock_timedwrlock, pthread, ADDR) \
+	X(pthread_rwlock_unlock, pthread, ADDR)      \
+	X(pthread_cond_wait, pthread, ADDR)          \
+	X(pthread_cond_timedwait, pthread, ADDR)     \
+	X(pthread_cond_signal, pthread, ADDR)        \
+	X(pthread_cond_broadcast, pthread, ADDR)     \
+	X(pthread_barrier_wait, pthread, ADDR)       \
+	X(sem_wait, pthread, ADDR)                   \
+	X(sem_timedwait, pthread, ADDR)              \
+	X(sem_trywait, pthread, ADDR)                \
+	X(sem_post, pthread, ADDR)                   \
+	X(fork, proc, NONE)                          \
+	X(execve, proc, STRING)                      \
+	X(posix_spawn, proc, STRING)                 \
+	X(dlopen, proc, STRING)                      \
+	X(dlclose, proc, ADDR)                       \
+	X(pthread_mutex_clocklock, pthread, ADDR)    \
+	X(pthread_cond_clockwait, pthread, ADDR)     \
+	X(sem_clockwait, pthread, ADDR)              \
 	X(pthread_clockjoin_np, pthread, THREAD)
 
 enum lt_fn {
 #define LT_FN_ENUM(name, module, object) LT_FN_##name,
 	LT_FN_LIST(LT_FN_ENUM)
 #undef LT_FN_ENUM
-	LT_FN_MAX
+	    LT_FN_MAX
 };
 
 enum lt_fn_object {

@@ -30,9 +30,9 @@ unsigned lt_active;
 static char trace_dir[PATH_MAX];
 static char proc_dir[PATH_MAX];
 static pid_t traced_pid;
-static int is_root;       /* no traced parent: this process prints the exit line */
-static int stderr_known;  /* fd 2 was open at start ... */
-static dev_t stderr_dev;  /* ... and was this file */
+static int is_root;	 /* no traced parent: this process prints the exit line */
+static int stderr_known; /* fd 2 was open at start ... */
+static dev_t stderr_dev; /* ... and was this file */
 static ino_t stderr_ino;
 
 const char *lt_process_dir(void)
@@ -347,15 +347,16 @@ __attribute__((constructor)) static void lt_constructor(void)
 /* The process is leaving (exit, return from main, _exit): make the trace whole, say where. */
 void lt_process_end(const char *how)
 {
-	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON ||
-	    getpid() != traced_pid)
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || getpid() != traced_pid)
 		return;
 	/* From a signal handler that interrupted the tracer on this thread, copying could
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
 	lt_tls_guard++;
-	if (!reentered)
+	if (!reentered) {
 		lt_buffer_flush_all(1);
+		lt_buffer_trim();
+	}
 	lt_meta_sync();
 	lt_meta_line("end %llu %s", (unsigned long long)lt_now(), how);
 	struct stat st;

@@ -20,17 +20,17 @@
 #error "the record encoder assumes a little-endian machine"
 #endif
 
-#define LT_EXPORT __attribute__((visibility("default")))
-#define LT_HIDDEN __attribute__((visibility("hidden")))
-#define LT_TLS    __attribute__((tls_model("initial-exec")))
+#define LT_EXPORT   __attribute__((visibility("default")))
+#define LT_HIDDEN   __attribute__((visibility("hidden")))
+#define LT_TLS	    __attribute__((tls_model("initial-exec")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Run-time modules, selected by LIBTRACE_MODULES. */
 enum lt_module {
 	LT_MOD_PTHREAD = 1u << 0, /* pthread synchronisation and thread lifetime */
-	LT_MOD_PROC = 1u << 1,    /* fork, exec, posix_spawn, dlopen */
-	LT_MOD_USER = 1u << 2,    /* the annotation API (ltr_*) */
+	LT_MOD_PROC = 1u << 1,	  /* fork, exec, posix_spawn, dlopen */
+	LT_MOD_USER = 1u << 2,	  /* the annotation API (ltr_*) */
 };
 #define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER)
 
@@ -42,17 +42,16 @@ enum lt_state {
 };
 
 enum lt_overflow {
-	LT_OVERFLOW_BLOCK = 0, /* wait for space, then count as lost */
-	LT_OVERFLOW_DROP = 1,  /* count as lost at once */
+	LT_OVERFLOW_BLOCK = 0, /* the producer drains its own ring: slower, nothing lost */
+	LT_OVERFLOW_DROP = 1,  /* count as lost until the writer frees a chunk */
 };
 
 /* The resolved configuration (config.c fills it from the LIBTRACE_* table). */
 struct lt_config {
 	char output[4096];
 	unsigned modules;
-	uint64_t buffer_size; /* largest chunk a thread maps, bytes */
-	uint64_t max_size;    /* per-process events file limit, bytes; 0: none */
-	int overflow;         /* enum lt_overflow */
+	uint64_t buffer_size; /* ring bytes per thread */
+	int overflow;	      /* enum lt_overflow */
 	int debug;
 	int quiet;
 	int clock; /* enum lt_clock_kind, or -1 for auto */
@@ -61,22 +60,22 @@ struct lt_config {
 /* Per-thread state.  Reached through one initial-exec TLS pointer; lives on the heap. */
 struct lt_thread {
 	/* Hot: the encoder's cursor. */
-	uint64_t *pos;                 /* next free word */
-	uint64_t *end;                 /* end of the writable area */
-	uint64_t *data;                /* first record word of `chunk` */
+	uint64_t *pos;		       /* next free word */
+	uint64_t *end;		       /* end of the writable area */
+	uint64_t *data;		       /* first record word of `chunk` */
 	struct lt_chunk_header *chunk; /* where lt_commit() publishes `used` */
 	long guard; /* non-zero while the tracer itself runs on this thread (a full word: the
 		     * hot path stores and loads it whole, so store forwarding never stalls) */
 	/* Cold: owned by buffer.c. */
 	uint32_t index; /* process-local thread index */
 	uint32_t tid;
-	int slot;            /* ring slot, -1 when none could be had */
-	unsigned cur;        /* index of the current chunk in the slot */
-	uint64_t seq;        /* sequence number of the next chunk */
-	int dropping;        /* the ring is full (drop policy or I/O error) */
-	int in_fork;         /* inside the fork wrapper's real call */
-	uint64_t lost_noslot; /* events lost because the thread got no slot */
-	struct lt_chunk_header dummy; /* lt_commit() target while dropping */
+	int slot;			     /* ring slot, -1 when none could be had */
+	unsigned cur;			     /* index of the current chunk in the slot */
+	uint64_t seq;			     /* sequence number of the next chunk */
+	int dropping;			     /* the ring is full (drop policy or I/O error) */
+	int in_fork;			     /* inside the fork wrapper's real call */
+	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
+	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */
 	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
 	/* Owned by thread.c and strings.c. */
 	struct lt_thread *next_live, *prev_live;
@@ -131,6 +130,8 @@ LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_settle(struct lt_thread *t);
 LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);
 LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
+/* At the end: frees the disk blocks of ring chunks already copied to the events file. */
+LT_HIDDEN void lt_buffer_trim(void);
 LT_HIDDEN void lt_writer_stop(void);
 
 /* thread.c */
@@ -219,8 +220,8 @@ static inline void lt_commit(struct lt_thread *t)
 			 __ATOMIC_RELEASE);
 }
 
-static inline void lt_rec_put(uint64_t *p, uint64_t ts, unsigned type, unsigned words,
-			      unsigned sub, uint32_t arg)
+static inline void lt_rec_put(uint64_t *p, uint64_t ts, unsigned type, unsigned words, unsigned sub,
+			      uint32_t arg)
 {
 	p[0] = ts;
 	/* One 64-bit store for type, words, sub and arg (little-endian layout of lt_rec). */

@@ -24,8 +24,8 @@ int lt_meta_open(const char *dir)
 	if (meta_fd >= 0)
 		close(meta_fd); /* the parent's, after fork */
 	snprintf(meta_path, sizeof(meta_path), "%s/%s", dir, LT_META_FILE);
-	meta_fd = open(meta_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		       0600);
+	meta_fd =
+	    open(meta_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (meta_fd < 0)
 		return -errno;
 	int high = fcntl(meta_fd, F_DUPFD_CLOEXEC, 100);

@@ -21,10 +21,10 @@
 
 #include "../core/lt.h"
 
-#define RESOLVE(name)                                                                              \
-	do {                                                                                       \
-		if (unlikely(!real_##name))                                                        \
-			real_##name = lt_dlsym_next(#name, NULL);                                  \
+#define RESOLVE(name)                                             \
+	do {                                                      \
+		if (unlikely(!real_##name))                       \
+			real_##name = lt_dlsym_next(#name, NULL); \
 	} while (0)
 
 static __typeof__(&fork) real_fork;
@@ -127,18 +127,18 @@ LT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 }
 
 /* The execl family, as glibc does it: collect the arguments, then the v form. */
-#define COLLECT_ARGS(first, argv, ap, envp_out)                                                    \
-	size_t argc_ = 1;                                                                          \
-	va_start(ap, first);                                                                       \
-	while (va_arg(ap, const char *))                                                          \
-		argc_++;                                                                           \
-	va_end(ap);                                                                                \
-	char *argv[argc_ + 1];                                                                     \
-	argv[0] = (char *)first;                                                                   \
-	va_start(ap, first);                                                                       \
-	for (size_t i_ = 1; i_ <= argc_; i_++)                                                     \
-		argv[i_] = va_arg(ap, char *);                                                     \
-	envp_out;                                                                                  \
+#define COLLECT_ARGS(first, argv, ap, envp_out) \
+	size_t argc_ = 1;                       \
+	va_start(ap, first);                    \
+	while (va_arg(ap, const char *))        \
+		argc_++;                        \
+	va_end(ap);                             \
+	char *argv[argc_ + 1];                  \
+	argv[0] = (char *)first;                \
+	va_start(ap, first);                    \
+	for (size_t i_ = 1; i_ <= argc_; i_++)  \
+		argv[i_] = va_arg(ap, char *);  \
+	envp_out;                               \
 	va_end(ap)
 
 LT_EXPORT int execl(const char *path, const char *arg, ...)
@@ -166,28 +166,27 @@ LT_EXPORT int execle(const char *path, const char *arg, ...)
 static __typeof__(&posix_spawn) real_posix_spawn;
 static __typeof__(&posix_spawnp) real_posix_spawnp;
 
-#define WRAP_SPAWN(name)                                                                           \
-	LT_EXPORT int name(pid_t *restrict pid, const char *restrict path,                         \
-			   const posix_spawn_file_actions_t *actions,                              \
-			   const posix_spawnattr_t *restrict attr, char *const argv[restrict],     \
-			   char *const envp[restrict])                                             \
-	{                                                                                          \
-		RESOLVE(name);                                                                     \
-		struct lt_thread *t = lt_begin(LT_MOD_PROC);                                       \
-		if (!t)                                                                            \
-			return real_##name(pid, path, actions, attr, argv, envp);                  \
-		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_posix_spawn, 0,                               \
-			 lt_string_id(t, path));                                       \
-		lt_finish(t);                                                                      \
-		pid_t child = 0;                                                                   \
-		int ret = real_##name(&child, path, actions, attr, argv, envp);                    \
-		if (pid)                                                                           \
-			*pid = child;                                                              \
-		if (lt_resume(t)) {                                                                \
-			lt_call_leave(t, LT_FN_posix_spawn, ret == 0 ? child : -ret);              \
-			lt_finish(t);                                                              \
-		}                                                                                  \
-		return ret;                                                                        \
+#define WRAP_SPAWN(name)                                                                       \
+	LT_EXPORT int name(pid_t *restrict pid, const char *restrict path,                     \
+			   const posix_spawn_file_actions_t *actions,                          \
+			   const posix_spawnattr_t *restrict attr, char *const argv[restrict], \
+			   char *const envp[restrict])                                         \
+	{                                                                                      \
+		RESOLVE(name);                                                                 \
+		struct lt_thread *t = lt_begin(LT_MOD_PROC);                                   \
+		if (!t)                                                                        \
+			return real_##name(pid, path, actions, attr, argv, envp);              \
+		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_posix_spawn, 0, lt_string_id(t, path));   \
+		lt_finish(t);                                                                  \
+		pid_t child = 0;                                                               \
+		int ret = real_##name(&child, path, actions, attr, argv, envp);                \
+		if (pid)                                                                       \
+			*pid = child;                                                          \
+		if (lt_resume(t)) {                                                            \
+			lt_call_leave(t, LT_FN_posix_spawn, ret == 0 ? child : -ret);          \
+			lt_finish(t);                                                          \
+		}                                                                              \
+		return ret;                                                                    \
 	}
 
 WRAP_SPAWN(posix_spawn)
@@ -208,8 +207,8 @@ static void *dlopen_as(const char *name, int mode, const void *caller)
 {
 	struct link_map *lm = NULL;
 	Dl_info info;
-	if (!name || strchr(name, '/') ||
-	    !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+	if (!name || strchr(name, '/') || !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	    !lm)
 		return real_dlopen(name, mode);
 	void *h = real_dlopen(name, mode | RTLD_NOLOAD); /* already loaded under that name */
 	if (h)
@@ -227,13 +226,14 @@ static void *dlopen_as(const char *name, int mode, const void *caller)
 	buf->si.dls_cnt = size.dls_cnt;
 	char path[PATH_MAX];
 	int found = 0;
-	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &buf->si) == 0 && dlinfo(lm, RTLD_DI_SERINFO, &buf->si) == 0) {
+	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &buf->si) == 0 &&
+	    dlinfo(lm, RTLD_DI_SERINFO, &buf->si) == 0) {
 		for (unsigned i = 0; i < buf->si.dls_cnt && !found; i++) {
 			const Dl_serpath *p = &buf->si.dls_serpath[i];
 			if (p->dls_flags & LA_SER_DEFAULT)
 				break; /* from here on dlopen searches exactly as ld.so would */
 			if (snprintf(path, sizeof(path), "%s/%s", p->dls_name, name) <
-				    (int)sizeof(path) &&
+				(int)sizeof(path) &&
 			    access(path, F_OK) == 0)
 				found = 1;
 		}

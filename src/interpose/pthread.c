@@ -19,10 +19,10 @@
 /* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
 #define LT_UNPAREN(...) __VA_ARGS__
 
-#define RESOLVE(name, version)                                                                     \
-	do {                                                                                       \
-		if (unlikely(!real_##name))                                                        \
-			real_##name = lt_dlsym_next(#name, version);                               \
+#define RESOLVE(name, version)                                       \
+	do {                                                         \
+		if (unlikely(!real_##name))                          \
+			real_##name = lt_dlsym_next(#name, version); \
 	} while (0)
 
 /*
@@ -99,24 +99,21 @@
 
 WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
-WRAP_OBJ(pthread_mutex_timedlock, NULL, (pthread_mutex_t *restrict m,
-					 const struct timespec *restrict ts),
-	 (m, ts), m)
-WRAP_OBJ(pthread_mutex_clocklock, NULL, (pthread_mutex_t *restrict m, clockid_t clk,
-					 const struct timespec *restrict ts),
+WRAP_OBJ(pthread_mutex_timedlock, NULL,
+	 (pthread_mutex_t *restrict m, const struct timespec *restrict ts), (m, ts), m)
+WRAP_OBJ(pthread_mutex_clocklock, NULL,
+	 (pthread_mutex_t *restrict m, clockid_t clk, const struct timespec *restrict ts),
 	 (m, clk, ts), m)
 WRAP_INSTANT(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
 
 WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_INSTANT(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_OBJ(pthread_rwlock_timedrdlock, NULL, (pthread_rwlock_t *restrict l,
-					    const struct timespec *restrict ts),
-	 (l, ts), l)
+WRAP_OBJ(pthread_rwlock_timedrdlock, NULL,
+	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_INSTANT(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_OBJ(pthread_rwlock_timedwrlock, NULL, (pthread_rwlock_t *restrict l,
-					    const struct timespec *restrict ts),
-	 (l, ts), l)
+WRAP_OBJ(pthread_rwlock_timedwrlock, NULL,
+	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_INSTANT(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
 
 /* The condition functions have two versions in glibc; the new one is GLIBC_2.3.2. */
@@ -137,8 +134,8 @@ WRAP_OBJ(pthread_barrier_wait, NULL, (pthread_barrier_t * b), (b), b)
 
 WRAP_OBJ(sem_wait, NULL, (sem_t * s), (s), s)
 WRAP_OBJ(sem_timedwait, NULL, (sem_t *restrict s, const struct timespec *restrict ts), (s, ts), s)
-WRAP_OBJ(sem_clockwait, NULL, (sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts),
-	 (s, clk, ts), s)
+WRAP_OBJ(sem_clockwait, NULL,
+	 (sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts), (s, clk, ts), s)
 WRAP_INSTANT(sem_trywait, NULL, (sem_t * s), (s), s)
 WRAP_INSTANT(sem_post, NULL, (sem_t * s), (s), s)
 
@@ -211,36 +208,35 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 }
 
 /* The join family: CALL_ENTER names the awaited thread, THREAD_WAIT follows a success. */
-#define WRAP_JOIN(name, params, args)                                                              \
-	static __typeof__(&name) real_##name;                                                      \
-	LT_EXPORT int name params                                                                  \
-	{                                                                                          \
-		RESOLVE(name, NULL);                                                               \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
-		if (!t)                                                                            \
-			return real_##name args;                                                   \
-		uint32_t index = lt_thread_map_get((unsigned long)th, 0);                          \
-		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, index);                            \
-		lt_finish(t);                                                                      \
-		int rc = real_##name args;                                                         \
-		if (rc == 0)                                                                       \
-			lt_thread_map_get((unsigned long)th, 1);                                   \
-		if (lt_resume(t)) {                                                                \
-			if (rc == 0 && index != LT_NO_THREAD)                                      \
-				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index);                         \
-			lt_call_leave(t, LT_FN_##name, rc);                                        \
-			lt_finish(t);                                                              \
-		}                                                                                  \
-		return rc;                                                                         \
+#define WRAP_JOIN(name, params, args)                                      \
+	static __typeof__(&name) real_##name;                              \
+	LT_EXPORT int name params                                          \
+	{                                                                  \
+		RESOLVE(name, NULL);                                       \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);            \
+		if (!t)                                                    \
+			return real_##name args;                           \
+		uint32_t index = lt_thread_map_get((unsigned long)th, 0);  \
+		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, index);    \
+		lt_finish(t);                                              \
+		int rc = real_##name args;                                 \
+		if (rc == 0)                                               \
+			lt_thread_map_get((unsigned long)th, 1);           \
+		if (lt_resume(t)) {                                        \
+			if (rc == 0 && index != LT_NO_THREAD)              \
+				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index); \
+			lt_call_leave(t, LT_FN_##name, rc);                \
+			lt_finish(t);                                      \
+		}                                                          \
+		return rc;                                                 \
 	}
 
 WRAP_JOIN(pthread_join, (pthread_t th, void **res), (th, res))
 WRAP_JOIN(pthread_tryjoin_np, (pthread_t th, void **res), (th, res))
 WRAP_JOIN(pthread_timedjoin_np, (pthread_t th, void **res, const struct timespec *ts),
 	  (th, res, ts))
-WRAP_JOIN(pthread_clockjoin_np, (pthread_t th, void **res, clockid_t clk,
-				 const struct timespec *ts),
-	  (th, res, clk, ts))
+WRAP_JOIN(pthread_clockjoin_np,
+	  (pthread_t th, void **res, clockid_t clk, const struct timespec *ts), (th, res, clk, ts))
 
 static __typeof__(&pthread_detach) real_pthread_detach;
 
@@ -276,8 +272,8 @@ LT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	if (ret == 0 && (t = lt_begin(LT_MOD_PTHREAD))) {
 		int saved = errno;
 		uint32_t index = pthread_equal(th, pthread_self())
-					 ? t->index
-					 : lt_thread_map_get((unsigned long)th, 0);
+				     ? t->index
+				     : lt_thread_map_get((unsigned long)th, 0);
 		if (index != LT_NO_THREAD)
 			lt_emit1(t, LT_REC_THREAD_NAME, 0, lt_string_id(t, name), index);
 		lt_finish(t);

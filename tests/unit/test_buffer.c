@@ -21,7 +21,7 @@
 #include "test.h"
 
 #define THREADS 4
-#define EVENTS 200000
+#define EVENTS	200000
 
 static void *producer(void *arg)
 {

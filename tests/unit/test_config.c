@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * test_config - the LIBTRACE_* table: defaults, parsing, rejection of bad values.
- * "test_config --list" prints the variable names, one per line (used by the README check).
+ * "test_config --list" prints each variable and its default, tab-separated, one per line
+ * (tests/e2e/readme.sh compares that with README.md).
  */
 #include <string.h>
 
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		for (size_t i = 0; lt_options[i].name; i++)
-			printf("%s\n", lt_options[i].name);
+			printf("%s\t%s\n", lt_options[i].name, lt_options[i].def);
 		return 0;
 	}
 	/* Defaults. */

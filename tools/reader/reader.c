@@ -32,19 +32,19 @@ static void warnf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *
 }
 
 static const char *const rec_names[] = {
-	[LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
-	[LT_REC_THREAD_END] = "THREAD_END",
-	[LT_REC_THREAD_CREATE] = "THREAD_CREATE",
-	[LT_REC_THREAD_WAIT] = "THREAD_WAIT",
-	[LT_REC_THREAD_NAME] = "THREAD_NAME",
-	[LT_REC_CALL_ENTER] = "CALL_ENTER",
-	[LT_REC_CALL_LEAVE] = "CALL_LEAVE",
-	[LT_REC_REGION_ENTER] = "REGION_ENTER",
-	[LT_REC_REGION_LEAVE] = "REGION_LEAVE",
-	[LT_REC_MARKER] = "MARKER",
-	[LT_REC_COUNTER] = "COUNTER",
-	[LT_REC_LOST] = "LOST",
-	[LT_REC_CALL] = "CALL",
+    [LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
+    [LT_REC_THREAD_END] = "THREAD_END",
+    [LT_REC_THREAD_CREATE] = "THREAD_CREATE",
+    [LT_REC_THREAD_WAIT] = "THREAD_WAIT",
+    [LT_REC_THREAD_NAME] = "THREAD_NAME",
+    [LT_REC_CALL_ENTER] = "CALL_ENTER",
+    [LT_REC_CALL_LEAVE] = "CALL_LEAVE",
+    [LT_REC_REGION_ENTER] = "REGION_ENTER",
+    [LT_REC_REGION_LEAVE] = "REGION_LEAVE",
+    [LT_REC_MARKER] = "MARKER",
+    [LT_REC_COUNTER] = "COUNTER",
+    [LT_REC_LOST] = "LOST",
+    [LT_REC_CALL] = "CALL",
 };
 
 const char *rd_rec_name(unsigned type)
@@ -59,7 +59,7 @@ static const struct {
 	int object;
 } fns[] = {
 #define FN_ROW(name, module, object) {#name, LT_OBJ_##object},
-	LT_FN_LIST(FN_ROW)
+    LT_FN_LIST(FN_ROW)
 #undef FN_ROW
 };
 
@@ -137,7 +137,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			continue;
 		*val++ = '\0';
 		if (lineno == 1) {
-			if (strcmp(line, LT_META_MAGIC) || sscanf(val, "%d.%d", &major, &minor) != 2)
+			if (strcmp(line, LT_META_MAGIC) ||
+			    sscanf(val, "%d.%d", &major, &minor) != 2)
 				break;
 			continue;
 		}
@@ -188,7 +189,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			struct rd_map *m = realloc(p->maps, (p->nmaps + 1) * sizeof(*m));
 			if (m) {
 				p->maps = m;
-				p->maps[p->nmaps++] = (struct rd_map){lo, hi, off, strdup(val + at)};
+				p->maps[p->nmaps++] =
+				    (struct rd_map){lo, hi, off, strdup(val + at)};
 			}
 		} else if (!strcmp(line, "string")) {
 			unsigned id;
@@ -257,8 +259,9 @@ static int read_file_header(struct rd_process *p, int fd, const char *path, cons
 		return -1;
 	}
 	if (h->major != LT_FORMAT_MAJOR) {
-		warnf(warn, ctx, p, "%s:0: format version %u.%u; this reader knows major version %d",
-		      path, h->major, h->minor, LT_FORMAT_MAJOR);
+		warnf(warn, ctx, p,
+		      "%s:0: format version %u.%u; this reader knows major version %d", path,
+		      h->major, h->minor, LT_FORMAT_MAJOR);
 		return -1;
 	}
 	return 0;
@@ -280,7 +283,8 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 			break;
 		if (!header_valid(&h) || h.used % 8 || h.used > MAX_CHUNK_DATA) {
 			if (!resyncing)
-				warnf(warn, ctx, p, "%s:%llu: damaged chunk header; looking for the next one",
+				warnf(warn, ctx, p,
+				      "%s:%llu: damaged chunk header; looking for the next one",
 				      p->events_path, (unsigned long long)off);
 			resyncing = 1;
 			off += 8;
@@ -291,7 +295,8 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 		uint64_t used = h.used;
 		if (data + used > size) {
 			warnf(warn, ctx, p,
-			      "%s:%llu: chunk truncated (%llu of %llu bytes); keeping its whole records",
+			      "%s:%llu: chunk truncated (%llu of %llu bytes); keeping its whole "
+			      "records",
 			      p->events_path, (unsigned long long)off,
 			      (unsigned long long)(size > data ? size - data : 0),
 			      (unsigned long long)used);
@@ -321,7 +326,8 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 	if (fstat(p->ring_fd, &st) != 0)
 		return;
 	uint64_t size = (uint64_t)st.st_size;
-	for (uint64_t off = LT_FILE_HEADER_SIZE; off + fh.chunk_size <= size; off += fh.chunk_size) {
+	for (uint64_t off = LT_FILE_HEADER_SIZE; off + fh.chunk_size <= size;
+	     off += fh.chunk_size) {
 		struct lt_chunk_header h;
 		if (pread(p->ring_fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
 			break;
@@ -350,12 +356,11 @@ static int chunk_cmp(const void *a, const void *b)
 		return x->seq < y->seq ? -1 : 1;
 	if (x->used != y->used)
 		return x->used > y->used ? -1 : 1; /* the longest copy first */
-	return x->file - y->file;                   /* then the events file's */
+	return x->file - y->file;		   /* then the events file's */
 }
 
 /* Reads chunk c's records into a new buffer of c->used bytes. */
-static void *chunk_data(struct rd_process *p, const struct rd_chunk *c, rd_warn_fn warn,
-			void *ctx)
+static void *chunk_data(struct rd_process *p, const struct rd_chunk *c, rd_warn_fn warn, void *ctx)
 {
 	void *buf = malloc(c->used ? c->used : 1);
 	if (!buf)
@@ -382,7 +387,8 @@ static int walk(struct rd_process *p, const struct rd_thread *th, const struct r
 		const struct lt_rec *r = (const struct lt_rec *)(data + pos);
 		if (r->words < 2 || pos + r->words * 8u > c->used || r->type == 0 ||
 		    r->type >= LT_REC_TYPE_MAX) {
-			warnf(warn, wctx, p, "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
+			warnf(warn, wctx, p,
+			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
 			      c->file == RD_EVENTS ? p->events_path : p->ring_path,
 			      (unsigned long long)(c->off + sizeof(struct lt_chunk_header) + pos),
 			      r->type, r->words);
@@ -396,8 +402,8 @@ static int walk(struct rd_process *p, const struct rd_thread *th, const struct r
 	return 0;
 }
 
-int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx,
-		    char *err, size_t errlen)
+int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
+		    size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	p->events_fd = p->ring_fd = -1;
@@ -438,7 +444,7 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 				break;
 			p->threads = t;
 			p->threads[p->nthreads++] =
-				(struct rd_thread){p->chunks[i].thread, p->chunks[i].tid, i, 0};
+			    (struct rd_thread){p->chunks[i].thread, p->chunks[i].tid, i, 0};
 		}
 		p->threads[p->nthreads - 1].count++;
 	}
@@ -457,8 +463,8 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	return 0;
 }
 
-int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn,
-		      void *ctx, rd_warn_fn warn, void *wctx)
+int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn, void *ctx,
+		      rd_warn_fn warn, void *wctx)
 {
 	for (size_t i = 0; i < th->count; i++) {
 		const struct rd_chunk *c = &p->chunks[th->first + i];
@@ -548,7 +554,8 @@ int rd_trace_list(const char *trace_dir, char ***dirs, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (n == 0) {
-		snprintf(err, errlen, "%s: not a libtrace trace directory (no <host>.<pid>/%s inside)",
+		snprintf(err, errlen,
+			 "%s: not a libtrace trace directory (no <host>.<pid>/%s inside)",
 			 trace_dir, LT_META_FILE);
 		free(list);
 		return -1;

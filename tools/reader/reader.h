@@ -26,8 +26,8 @@ struct rd_map {
 };
 
 struct rd_chunk {
-	int file; /* RD_EVENTS or RD_RING */
-	uint64_t off;  /* offset of the chunk header in that file */
+	int file;     /* RD_EVENTS or RD_RING */
+	uint64_t off; /* offset of the chunk header in that file */
 	uint32_t thread, tid;
 	uint64_t seq, used, lost;
 	uint32_t flags;
@@ -74,8 +74,8 @@ typedef void (*rd_warn_fn)(void *ctx, const char *msg);
  * and collects the string definitions.  Returns 0, or -1 when nothing of it can be read
  * (then `errbuf` says why).  Damage that still leaves records is reported through `warn`.
  */
-int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx,
-		    char *errbuf, size_t errlen);
+int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *errbuf,
+		    size_t errlen);
 void rd_process_close(struct rd_process *p);
 
 /* CLOCK_MONOTONIC nanoseconds of a tick value of process p. */
@@ -89,8 +89,8 @@ uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks);
  */
 typedef int (*rd_record_fn)(void *ctx, const struct rd_process *p, const struct rd_thread *th,
 			    const struct lt_rec *rec);
-int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn,
-		      void *ctx, rd_warn_fn warn, void *wctx);
+int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn, void *ctx,
+		      rd_warn_fn warn, void *wctx);
 
 /* Lists the process directories of a trace directory (sorted).  Returns the count or -1. */
 int rd_trace_list(const char *trace_dir, char ***dirs, char *errbuf, size_t errlen);

@@ -17,18 +17,18 @@
 #include "reader.h"
 
 static const char usage[] =
-	"usage: trace-dump [--meta] TRACE_DIR\n"
-	"\n"
-	"Prints every record of a libtrace trace directory (or of one process directory\n"
-	"<host>.<pid> inside it) as one line of text:\n"
-	"  <process> <thread> <time_ns> <RECORD> <fields...>\n"
-	"\n"
-	"  --meta     print each process's meta data and strings first (lines starting with '#')\n"
-	"  --help     this text\n"
-	"\n"
-	"Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
-	"was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
-	"read (bad arguments, not a trace directory, unknown format version).\n";
+    "usage: trace-dump [--meta] TRACE_DIR\n"
+    "\n"
+    "Prints every record of a libtrace trace directory (or of one process directory\n"
+    "<host>.<pid> inside it) as one line of text:\n"
+    "  <process> <thread> <time_ns> <RECORD> <fields...>\n"
+    "\n"
+    "  --meta     print each process's meta data and strings first (lines starting with '#')\n"
+    "  --help     this text\n"
+    "\n"
+    "Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
+    "was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
+    "read (bad arguments, not a trace directory, unknown format version).\n";
 
 struct dump {
 	uint64_t base_ns;
@@ -135,7 +135,9 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		break;
 	case LT_REC_LOST:
 		fprintf(d->out, " cause=%s count=%llu",
-			r->sub == LT_LOST_BUFFER ? "buffer" : r->sub == LT_LOST_IO ? "io" : "unknown",
+			r->sub == LT_LOST_BUFFER ? "buffer"
+			: r->sub == LT_LOST_IO	 ? "io"
+						 : "unknown",
 			npl ? (unsigned long long)pl[0] : 0ull);
 		break;
 	}
@@ -165,9 +167,9 @@ static void print_meta(FILE *out, const struct rd_process *p)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"meta", no_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"meta", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct dump d = {0, stdout};
 	int meta = 0, c;

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/bootstrap.sh - from a fresh Debian 12 machine to a working libtrace, in one command.
+#
+#   tools/bootstrap.sh demo   install what is needed, build, trace examples/pthread_pipeline,
+#                             print the trace's first records and where everything is
+#   tools/bootstrap.sh test   install what is needed, build with -Werror, run the whole test
+#                             suite, then the unit tests again under ASan+UBSan and the
+#                             buffer stress test under TSan
+#
+# Run it as root (or with sudo available): it installs Debian packages with apt-get.
+# Build directories: build/ (demo), build-ci/, build-asan/ and build-tsan/ (test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+case $mode in
+demo | test) ;;
+*)
+	echo "usage: tools/bootstrap.sh demo|test" >&2
+	exit 2
+	;;
+esac
+
+# Build and test dependencies, all from Debian's archive.
+packages=(build-essential cmake pkg-config python3 binutils
+	libotf2-trace-dev otf2-tools python3-otf2 libpapi-dev libnuma-dev binutils-dev libunwind-dev
+	pigz xz-utils sysbench strace clang-format)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=()
+	[ "$(id -u)" = 0 ] || sudo=(sudo)
+	echo "bootstrap: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo[@]}" apt-get update -qq
+	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if [ "$mode" = demo ]; then
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build -j"$jobs" >/dev/null
+	out=$PWD/libtrace-demo
+	rm -rf "$out"
+	echo "bootstrap: tracing: build/examples/pthread_pipeline 4 64 20000"
+	build/trace-run -o "$out" build/examples/pthread_pipeline 4 64 20000
+	echo
+	echo "bootstrap: the trace, process by process ($out):"
+	ls -l "$out"/*/
+	echo
+	echo "bootstrap: its first records (build/trace-dump $out | head -25):"
+	build/trace-dump "$out" | head -25
+	echo "..."
+	echo "bootstrap: records by type:"
+	build/trace-dump "$out" | awk '{print $4}' | sort | uniq -c | sort -rn
+	echo
+	echo "bootstrap: done. Library: build/libtrace.so, launcher: build/trace-run,"
+	echo "           reader: build/trace-dump, trace: $out"
+	exit 0
+fi
+
+# test: warnings are errors; then the sanitizer build of the unit tests.
+cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBTRACE_WERROR=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+(cd build-ci && ctest --output-on-failure -j"$jobs")
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
+	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs" --target test_config test_buffer trace-dump
+(cd build-asan && ctest --output-on-failure -L unit)
+# ThreadSanitizer on the ring/writer stress test.
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
+	-DLIBTRACE_SANITIZE=thread -DLIBTRACE_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_buffer
+(cd build-tsan && ctest --output-on-failure -R 'unit\.(clean|buffer)')
