@@ -61,16 +61,16 @@ if [ "$mode" = demo ]; then
 	exit 0
 fi
 
-# test: warnings are errors; then the sanitizer build of the unit tests.
-cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBTRACE_WERROR=ON >/dev/null
-cmake --build build-ci -j"$jobs"
-(cd build-ci && ctest --output-on-failure -j"$jobs")
+# test: the unit tests under ASan+UBSan, the buffer stress test under TSan, then the whole
+# suite with warnings as errors (last, so that its summary closes the output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target test_config test_buffer trace-dump
 (cd build-asan && ctest --output-on-failure -L unit)
-# ThreadSanitizer on the ring/writer stress test.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=thread -DLIBTRACE_BENCH=OFF >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_buffer
 (cd build-tsan && ctest --output-on-failure -R 'unit\.(clean|buffer)')
+cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBTRACE_WERROR=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+(cd build-ci && ctest --output-on-failure -j"$jobs")

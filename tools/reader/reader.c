@@ -292,17 +292,15 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 		}
 		resyncing = 0;
 		uint64_t data = off + h.header_size;
-		uint64_t used = h.used;
+		uint64_t used = h.used, truncated_from = 0;
 		if (data + used > size) {
-			warnf(warn, ctx, p,
-			      "%s:%llu: chunk truncated (%llu of %llu bytes); keeping its whole "
-			      "records",
-			      p->events_path, (unsigned long long)off,
-			      (unsigned long long)(size > data ? size - data : 0),
-			      (unsigned long long)used);
+			/* A write cut short by the process's death: the ring may hold it whole,
+			 * so the warning waits until the copies are compared. */
+			truncated_from = used;
 			used = size > data ? (size - data) & ~7ull : 0;
 		}
-		struct rd_chunk c = {RD_EVENTS, off, h.thread, h.tid, h.seq, used, h.lost, h.flags};
+		struct rd_chunk c = {RD_EVENTS, off,	h.thread, h.tid,	 h.seq,
+				     used,	h.lost, h.flags,  truncated_from};
 		if (add_chunk(p, cap, &c))
 			return;
 		off = data + h.used;
@@ -341,7 +339,8 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		uint64_t used = h.used & ~7ull;
 		if (used > fh.chunk_size - h.header_size)
 			used = fh.chunk_size - h.header_size;
-		struct rd_chunk c = {RD_RING, off, h.thread, h.tid, h.seq, used, h.lost, h.flags};
+		struct rd_chunk c = {RD_RING, off,    h.thread, h.tid, h.seq,
+				     used,    h.lost, h.flags,	0};
 		if (add_chunk(p, cap, &c))
 			return;
 	}
@@ -437,6 +436,15 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		p->chunks[out++] = p->chunks[i];
 	}
 	p->nchunks = out;
+	for (size_t i = 0; i < p->nchunks; i++) {
+		const struct rd_chunk *c = &p->chunks[i];
+		if (c->truncated_from)
+			warnf(warn, ctx, p,
+			      "%s:%llu: chunk truncated (%llu of %llu bytes) and not in the ring; "
+			      "keeping its whole records",
+			      p->events_path, (unsigned long long)c->off,
+			      (unsigned long long)c->used, (unsigned long long)c->truncated_from);
+	}
 	for (size_t i = 0; i < p->nchunks; i++) {
 		if (i == 0 || p->chunks[i].thread != p->chunks[i - 1].thread) {
 			struct rd_thread *t = realloc(p->threads, (p->nthreads + 1) * sizeof(*t));

@@ -31,6 +31,7 @@ struct rd_chunk {
 	uint32_t thread, tid;
 	uint64_t seq, used, lost;
 	uint32_t flags;
+	uint64_t truncated_from; /* events: the size its header announced, when cut short */
 };
 
 enum { RD_EVENTS = 0, RD_RING = 1 };
