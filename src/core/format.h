@@ -185,7 +185,9 @@ enum lt_lost_cause {
 	X(pthread_mutex_clocklock, pthread, ADDR)    \
 	X(pthread_cond_clockwait, pthread, ADDR)     \
 	X(sem_clockwait, pthread, ADDR)              \
-	X(pthread_clockjoin_np, pthread, THREAD)
+	X(pthread_clockjoin_np, pthread, THREAD)     \
+	X(pthread_rwlock_clockrdlock, pthread, ADDR) \
+	X(pthread_rwlock_clockwrlock, pthread, ADDR)
 
 enum lt_fn {
 #define LT_FN_ENUM(name, module, object) LT_FN_##name,

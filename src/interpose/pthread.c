@@ -114,6 +114,12 @@ WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_INSTANT(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedwrlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
+WRAP_OBJ(pthread_rwlock_clockrdlock, NULL,
+	 (pthread_rwlock_t *restrict l, clockid_t clk, const struct timespec *restrict ts),
+	 (l, clk, ts), l)
+WRAP_OBJ(pthread_rwlock_clockwrlock, NULL,
+	 (pthread_rwlock_t *restrict l, clockid_t clk, const struct timespec *restrict ts),
+	 (l, clk, ts), l)
 WRAP_INSTANT(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
 
 /* The condition functions have two versions in glibc; the new one is GLIBC_2.3.2. */
