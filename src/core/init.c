@@ -328,6 +328,11 @@ static void after_fork_child(void)
 	lt_tls_guard--;
 }
 
+int lt_is_traced_process(void)
+{
+	return getpid() == traced_pid;
+}
+
 /* Before exec: everything committed goes to the events file; the new image starts anew. */
 void lt_before_exec(void)
 {

@@ -99,6 +99,8 @@ extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
 /* init.c */
 LT_HIDDEN void lt_init(void);
 LT_HIDDEN void lt_before_exec(void);
+/* False in the child of vfork, which runs on its parent's memory (a getpid syscall). */
+LT_HIDDEN int lt_is_traced_process(void);
 LT_HIDDEN void lt_process_end(const char *how);
 LT_HIDDEN const char *lt_process_dir(void);
 

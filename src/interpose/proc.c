@@ -70,12 +70,20 @@ LT_EXPORT void _Exit(int status)
 	real__Exit(status);
 }
 
-/* exec: CALL_ENTER(path), flush, the real call; CALL_LEAVE only when it failed. */
+/*
+ * exec: CALL_ENTER(path), flush, the real call; CALL_LEAVE only when it failed.  In the
+ * child of vfork (which shares the parent's memory, its thread state included) nothing is
+ * recorded: those records would land in the parent's stream.
+ */
 static struct lt_thread *exec_begin(const char *path)
 {
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
 		return NULL;
+	if (!lt_is_traced_process()) {
+		lt_finish(t);
+		return NULL;
+	}
 	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_execve, 0, lt_string_id(t, path));
 	lt_before_exec();
 	lt_finish(t);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * procs - process creation under the tracer: fork (the child keeps running traced code,
- * with a thread), fork + exec, posix_spawn, system(), and dlopen/dlclose.
+ * with a thread), fork + exec, vfork + exec, posix_spawn, system(), and dlopen/dlclose.
  *
  *   procs            the parent: records 100 "parent" values, then starts the others
  *   procs child N    an exec'd or spawned image: records N "child" values, exits with 0
@@ -66,6 +66,14 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		execl("/proc/self/exe", argv[0], "child", "10", (char *)NULL);
+		_exit(127);
+	}
+	ok &= wait_ok(pid, 0);
+
+	/* vfork + exec: the child runs on our memory until it execs. */
+	pid = vfork();
+	if (pid == 0) {
+		execl("/proc/self/exe", argv[0], "child", "5", (char *)NULL);
 		_exit(127);
 	}
 	ok &= wait_ok(pid, 0);
