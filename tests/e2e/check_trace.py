@@ -49,7 +49,8 @@ def main():
     ap.add_argument('--processes', type=int, help='exact number of processes')
     ap.add_argument('--threads', type=int, help='exact number of threads in every process')
     ap.add_argument('--min-threads', type=int, help='at least this many threads in the main process')
-    ap.add_argument('--counter-seq', help='NAME=N: every thread has counter NAME = 0..N-1 in order')
+    ap.add_argument('--counter-seq',
+                    help='NAME=N[@T]: every thread (or exactly T threads) has counter NAME = 0..N-1 in order')
     ap.add_argument('--calls', action='append', default=[],
                     help='FN=N: exactly N calls of FN (CALL_ENTER) over the trace')
     ap.add_argument('--regions', action='append', default=[],
@@ -159,13 +160,20 @@ def main():
             err(f"{main_proc}: {len(procs[main_proc])} threads, expected at least {a.min_threads}")
     if a.counter_seq:
         name, n = a.counter_seq.split('=')
+        n, _, want_threads = n.partition('@')
         n = int(n)
+        carrying = 0
         for (proc, th), recs in threads.items():
             vals = [int(field(r, 'value')) for ts, k, r in recs
                     if k == 'COUNTER' and r.startswith(f'"{name}" ')]
+            if want_threads and not vals:
+                continue
+            carrying += 1
             if vals != list(range(n)):
                 bad = next((i for i, v in enumerate(vals) if v != i), len(vals))
                 err(f"{proc} thread {th}: counter {name}: {len(vals)} values, first wrong at {bad}")
+        if want_threads and carrying != int(want_threads):
+            err(f"{carrying} threads carry counter {name}, expected {want_threads}")
     for spec in a.calls:
         fn, n = spec.split('=')
         if calls[fn] != int(n):
