@@ -65,7 +65,7 @@ fi
 # suite with warnings as errors (last, so that its summary closes the output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target test_config test_buffer trace-dump
+cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure trace-dump
 (cd build-asan && ctest --output-on-failure -L unit)
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=thread -DLIBTRACE_BENCH=OFF >/dev/null

@@ -26,6 +26,7 @@
 
 _Atomic int lt_state;
 unsigned lt_active;
+unsigned long (*lt_getauxval)(unsigned long) = getauxval; /* replaced by a unit test */
 
 static char trace_dir[PATH_MAX];
 static char proc_dir[PATH_MAX];
@@ -222,7 +223,7 @@ void lt_init(void)
 		return;
 	lt_tls_guard++;
 	int state = LT_STATE_OFF;
-	if (getauxval(AT_SECURE)) {
+	if (lt_getauxval(AT_SECURE)) {
 		/* setuid/setgid: never trace, say nothing (the program's stderr is not ours). */
 		goto out;
 	}

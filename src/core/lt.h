@@ -98,6 +98,8 @@ extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
 
 /* init.c */
 LT_HIDDEN void lt_init(void);
+/* getauxval, as init sees it: a unit test injects AT_SECURE through it. */
+extern LT_HIDDEN unsigned long (*lt_getauxval)(unsigned long);
 LT_HIDDEN void lt_before_exec(void);
 /* False in the child of vfork, which runs on its parent's memory (a getpid syscall). */
 LT_HIDDEN int lt_is_traced_process(void);

@@ -4,14 +4,19 @@
  * mirrors the count into a MAP_SHARED file (one 64-bit slot per thread), so that whoever
  * kills it knows how far each thread had got.
  *
- *   spin THREADS MIRROR_FILE
+ *   spin THREADS MIRROR_FILE [hog]
+ *
+ * With "hog", the main thread records nothing: after 200 ms it allocates and touches memory
+ * until the kernel's OOM killer (under a memory limit) ends the process.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libtrace/annotate.h"
@@ -30,7 +35,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	int n = atoi(argv[1]);
 	int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -42,6 +47,15 @@ int main(int argc, char **argv)
 	pthread_t th;
 	for (long i = 1; i < n; i++)
 		pthread_create(&th, NULL, run, (void *)i);
+	if (argc == 4 && !strcmp(argv[3], "hog")) {
+		struct timespec pause = {0, 200 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+		for (;;) {
+			char *p = malloc(16 << 20);
+			if (p)
+				memset(p, 1, 16 << 20);
+		}
+	}
 	run(0);
 	return 0;
 }

@@ -17,28 +17,63 @@
 #include "reader.h"
 
 static const char usage[] =
-    "usage: trace-dump [--meta] TRACE_DIR\n"
+    "usage: trace-dump [--meta] [--stats] TRACE_DIR\n"
     "\n"
     "Prints every record of a libtrace trace directory (or of one process directory\n"
     "<host>.<pid> inside it) as one line of text:\n"
     "  <process> <thread> <time_ns> <RECORD> <fields...>\n"
     "\n"
     "  --meta     print each process's meta data and strings first (lines starting with '#')\n"
+    "  --stats    instead of the records, one line per thread:\n"
+    "             <process> <thread> records=N lost=N <RECORD>=N...\n"
     "  --help     this text\n"
     "\n"
     "Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
     "was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
     "read (bad arguments, not a trace directory, unknown format version).\n";
 
-struct dump {
-	uint64_t base_ns;
-	FILE *out;
-};
-
 static void warn_stderr(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "trace-dump: %s\n", msg);
+}
+
+struct dump {
+	uint64_t base_ns;
+	FILE *out;
+	uint64_t counts[LT_REC_TYPE_MAX + 1]; /* --stats: records of the current thread by type */
+	uint64_t lost;
+};
+
+static int count_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
+			const struct lt_rec *r)
+{
+	struct dump *d = ctx;
+	(void)p;
+	(void)th;
+	d->counts[r->type < LT_REC_TYPE_MAX ? r->type : LT_REC_TYPE_MAX]++;
+	if (r->type == LT_REC_LOST && r->words >= 3)
+		d->lost += ((const uint64_t *)(r + 1))[0];
+	return 0;
+}
+
+/* One line per thread: its record count by type, and the events lost. */
+static void print_stats(struct dump *d, struct rd_process *p, const struct rd_thread *th)
+{
+	memset(d->counts, 0, sizeof(d->counts));
+	d->lost = 0;
+	rd_thread_records(p, th, count_record, d, warn_stderr, NULL);
+	uint64_t total = 0;
+	for (unsigned i = 0; i <= LT_REC_TYPE_MAX; i++)
+		if (i != LT_REC_LOST)
+			total += d->counts[i];
+	fprintf(d->out, "%s %u records=%llu lost=%llu", p->name, th->index,
+		(unsigned long long)total, (unsigned long long)d->lost);
+	for (unsigned i = 1; i < LT_REC_TYPE_MAX; i++)
+		if (d->counts[i] && i != LT_REC_LOST)
+			fprintf(d->out, " %s=%llu", rd_rec_name(i),
+				(unsigned long long)d->counts[i]);
+	fputc('\n', d->out);
 }
 
 static void print_string(FILE *out, const char *s)
@@ -168,15 +203,20 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"meta", no_argument, NULL, 'm'},
+	    {"stats", no_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct dump d = {0, stdout};
-	int meta = 0, c;
-	while ((c = getopt_long(argc, argv, "mh", opts, NULL)) != -1) {
+	static struct dump d;
+	d.out = stdout;
+	int meta = 0, stats = 0, c;
+	while ((c = getopt_long(argc, argv, "mSh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			meta = 1;
+			break;
+		case 'S':
+			stats = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -232,8 +272,13 @@ int main(int argc, char **argv)
 			continue;
 		if (meta)
 			print_meta(stdout, p);
-		for (size_t t = 0; t < p->nthreads; t++)
-			rd_thread_records(p, &p->threads[t], print_record, &d, warn_stderr, NULL);
+		for (size_t t = 0; t < p->nthreads; t++) {
+			if (stats)
+				print_stats(&d, p, &p->threads[t]);
+			else
+				rd_thread_records(p, &p->threads[t], print_record, &d, warn_stderr,
+						  NULL);
+		}
 		if (p->errors)
 			damaged = 1;
 		rd_process_close(p);
