@@ -143,6 +143,7 @@ enum lt_value_kind {
 enum lt_lost_cause {
 	LT_LOST_BUFFER = 1, /* drop policy: the thread's ring was full */
 	LT_LOST_IO = 2,	    /* the events file could not be written (disk full, I/O error) */
+	LT_LOST_NORING = 3, /* the thread got no ring (the ring file could not grow) */
 };
 
 /*
@@ -220,6 +221,7 @@ enum lt_fn_object {
  *   dlopen TICKS PATH            a dlopen that changed the map
  *   string ID ESCAPED            an interned string (region names, paths...): records refer
  *                                to it by ID; written before the first record that does
+ *   lost THREAD CAUSE COUNT      events of a thread that had no ring (enum lt_lost_cause)
  *   end TICKS REASON             the process ended normally; absent after a crash
  *   exec TICKS                   the process is about to exec (its new image has its own
  *                                directory, <host>.<pid>.N)

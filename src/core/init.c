@@ -304,6 +304,7 @@ static void after_fork_child(void)
 	lt_self = NULL;
 	lt_active = LT_ACTIVE_INIT;
 	lt_thread_after_fork_child();
+	lt_thread_map_after_fork_child();
 	lt_strings_after_fork_child();
 	pid_t parent = traced_pid;
 	if (make_process_dir() || lt_meta_open(proc_dir) != 0) {

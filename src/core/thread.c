@@ -78,6 +78,10 @@ void lt_thread_end(struct lt_thread *t)
 {
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
+	if (t->lost_noslot)
+		/* It never had a ring: its loss can only be told in the meta file. */
+		lt_meta_line("lost %u %d %llu", t->index, LT_LOST_NORING,
+			     (unsigned long long)t->lost_noslot);
 	lt_buffer_detach(t);
 	lt_lock(&reg_lock);
 	if (t->prev_live)

@@ -201,6 +201,19 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 			unescape(val + at);
 			define_string(p, id, val + at);
+		} else if (!strcmp(line, "lost")) {
+			struct rd_lost l;
+			unsigned long long count;
+			if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3) {
+				warnf(warn, ctx, p, "%s:%d: bad lost line", path, lineno);
+				continue;
+			}
+			l.count = count;
+			struct rd_lost *a = realloc(p->lost, (p->nlost + 1) * sizeof(*a));
+			if (a) {
+				p->lost = a;
+				p->lost[p->nlost++] = l;
+			}
 		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
 			p->ended = 1;
 		}
@@ -401,6 +414,12 @@ static int walk(struct rd_process *p, const struct rd_thread *th, const struct r
 	return 0;
 }
 
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct rd_thread *x = a, *y = b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
 int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
 		    size_t errlen)
 {
@@ -456,6 +475,21 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		}
 		p->threads[p->nthreads - 1].count++;
 	}
+	/* Threads known only from a "lost" line (they never had a ring) appear too. */
+	for (size_t l = 0; l < p->nlost; l++) {
+		size_t t;
+		for (t = 0; t < p->nthreads; t++)
+			if (p->threads[t].index == p->lost[l].thread)
+				break;
+		if (t < p->nthreads)
+			continue;
+		struct rd_thread *a = realloc(p->threads, (p->nthreads + 1) * sizeof(*a));
+		if (!a)
+			break;
+		p->threads = a;
+		p->threads[p->nthreads++] = (struct rd_thread){p->lost[l].thread, 0, 0, 0};
+	}
+	qsort(p->threads, p->nthreads, sizeof(*p->threads), thread_cmp);
 	/* Gaps in a thread's sequence are damage: say so (the records around them stay). */
 	for (size_t t = 0; t < p->nthreads; t++) {
 		const struct rd_thread *th = &p->threads[t];
@@ -494,6 +528,17 @@ int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_recor
 				return ret;
 		}
 	}
+	for (size_t l = 0; l < p->nlost; l++) {
+		if (p->lost[l].thread != th->index)
+			continue;
+		struct {
+			struct lt_rec r;
+			uint64_t count;
+		} lost = {{0, LT_REC_LOST, 3, (uint16_t)p->lost[l].cause, 0}, p->lost[l].count};
+		int ret = fn(ctx, p, th, &lost.r);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -517,6 +562,7 @@ void rd_process_close(struct rd_process *p)
 		free(p->maps[i].path);
 	free(p->maps);
 	free(p->syncs);
+	free(p->lost);
 	free(p->chunks);
 	free(p->threads);
 	for (uint32_t i = 0; i < p->nstrings; i++)

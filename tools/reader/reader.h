@@ -36,6 +36,11 @@ struct rd_chunk {
 
 enum { RD_EVENTS = 0, RD_RING = 1 };
 
+struct rd_lost {
+	uint32_t thread, cause;
+	uint64_t count;
+};
+
 struct rd_thread {
 	uint32_t index, tid;
 	size_t first, count; /* its chunks: rd_process.chunks[first .. first + count) */
@@ -61,6 +66,8 @@ struct rd_process {
 	size_t nchunks;
 	struct rd_thread *threads;
 	size_t nthreads;
+	struct rd_lost *lost; /* losses of threads that had no ring ("lost" lines of meta) */
+	size_t nlost;
 	char **strings; /* id -> string, NULL where undefined */
 	uint32_t nstrings;
 	int events_fd, ring_fd;
@@ -85,7 +92,8 @@ uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks);
 /*
  * Calls `fn` for every record of thread `th` in order; `rec` points at the whole record
  * (rec->words * 8 bytes).  A LOST count kept in a chunk header is delivered as a synthetic
- * LT_REC_LOST record after that chunk's records.  Stops early when fn returns non-zero and
+ * LT_REC_LOST record after that chunk's records; a loss told by the meta file, after the
+ * thread's last record.  Stops early when fn returns non-zero and
  * returns that value; returns 0 otherwise.
  */
 typedef int (*rd_record_fn)(void *ctx, const struct rd_process *p, const struct rd_thread *th,

@@ -100,6 +100,19 @@ static void print_id(FILE *out, const struct rd_process *p, uint32_t id)
 		fprintf(out, "<undefined string %u>", id);
 }
 
+static const char *lost_cause_name(unsigned cause)
+{
+	switch (cause) {
+	case LT_LOST_BUFFER:
+		return "buffer";
+	case LT_LOST_IO:
+		return "io";
+	case LT_LOST_NORING:
+		return "noring";
+	}
+	return "unknown";
+}
+
 static int print_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
 			const struct lt_rec *r)
 {
@@ -169,10 +182,7 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		}
 		break;
 	case LT_REC_LOST:
-		fprintf(d->out, " cause=%s count=%llu",
-			r->sub == LT_LOST_BUFFER ? "buffer"
-			: r->sub == LT_LOST_IO	 ? "io"
-						 : "unknown",
+		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
 			npl ? (unsigned long long)pl[0] : 0ull);
 		break;
 	}
