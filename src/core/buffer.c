@@ -52,14 +52,6 @@ struct slot {
 	unsigned drain; /* next chunk to copy out; io_lock */
 };
 
-struct tracked_fd {
-	int fd;
-	dev_t dev;
-	ino_t ino;
-	char path[PATH_MAX];
-	int flags;
-};
-
 static struct {
 	char *base;	 /* reserved range: ring header page, then the slots */
 	size_t reserved; /* bytes reserved at `base` */
@@ -67,7 +59,7 @@ static struct {
 	unsigned chunks, max_slots;
 	_Atomic unsigned nslots; /* slots mapped so far */
 	struct slot *slots;
-	struct tracked_fd ring, events;
+	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed; /* the last write to events failed; io_lock */
 	/* the writer thread */
@@ -93,54 +85,6 @@ static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
 static int chunk_state(const struct lt_chunk_header *c)
 {
 	return (int)__atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
-}
-
-/* Opens dir/name for the tracer alone: created here (O_EXCL), never through a symlink. */
-static int tracked_open(struct tracked_fd *f, const char *dir, const char *name, int flags)
-{
-	snprintf(f->path, sizeof(f->path), "%s/%s", dir, name);
-	f->flags = flags;
-	f->fd = open(f->path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (f->fd < 0)
-		return -errno;
-	/* Keep clear of the low descriptors programs reuse (dup2 onto 0..2 and friends). */
-	int high = fcntl(f->fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(f->fd);
-		f->fd = high;
-	}
-	struct stat st;
-	if (fstat(f->fd, &st) != 0)
-		return -errno;
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	return 0;
-}
-
-/*
- * Returns f's descriptor, reopening the file when the program closed ours (or reused its
- * number for a file of its own, which we must never touch).  -1 when the file is gone.
- */
-static int tracked_fd(struct tracked_fd *f)
-{
-	struct stat st;
-	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
-		return f->fd;
-	int fd = open(f->path, f->flags | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
-		close(fd);
-		return -1;
-	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	lt_info("reopened %s (the program closed the tracer's descriptor)", f->path);
-	f->fd = fd;
-	return fd;
 }
 
 static int write_all(int fd, struct iovec *iov, int n)
@@ -178,7 +122,7 @@ static void file_header(struct lt_file_header *h, const char *magic)
 	h->slot_size = R.slot_size;
 }
 
-static int write_file_header(struct tracked_fd *f, const char *magic)
+static int write_file_header(struct lt_file *f, const char *magic)
 {
 	static char page[LT_FILE_HEADER_SIZE];
 	memset(page, 0, sizeof(page));
@@ -233,11 +177,11 @@ int lt_buffer_open(const char *dir, int after_fork)
 			return -ENOMEM;
 		R.ring.fd = R.events.fd = -1;
 	}
-	int err = tracked_open(&R.ring, dir, "ring", O_RDWR);
+	int err = lt_file_create(&R.ring, dir, "ring", O_RDWR);
 	if (!err)
 		err = write_file_header(&R.ring, LT_RING_MAGIC);
 	if (!err)
-		err = tracked_open(&R.events, dir, LT_EVENTS_FILE, O_WRONLY | O_APPEND);
+		err = lt_file_create(&R.events, dir, LT_EVENTS_FILE, O_WRONLY | O_APPEND);
 	if (!err)
 		err = write_file_header(&R.events, LT_FILE_MAGIC);
 	if (err)
@@ -251,7 +195,7 @@ static int ring_grow(void)
 	unsigned s = R.nslots;
 	if (s >= R.max_slots)
 		return -ENOSPC;
-	int fd = tracked_fd(&R.ring);
+	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return -EBADF;
 	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
@@ -345,7 +289,7 @@ void lt_buffer_detach(struct lt_thread *t)
 /* Copies one chunk's header and committed records to the events file.  io_lock held. */
 static int chunk_write(struct lt_chunk_header *c)
 {
-	int fd = tracked_fd(&R.events);
+	int fd = lt_file_fd(&R.events);
 	if (fd < 0)
 		return -EBADF;
 	struct lt_chunk_header h = *c;
@@ -495,7 +439,7 @@ void lt_buffer_trim(void)
 {
 	/* The FREE chunks' contents are in the events file: give their blocks back.  The
 	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
-	int fd = tracked_fd(&R.ring);
+	int fd = lt_file_fd(&R.ring);
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	if (fd < 0)
 		return;

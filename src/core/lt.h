@@ -138,6 +138,19 @@ LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
 LT_HIDDEN void lt_buffer_trim(void);
 LT_HIDDEN void lt_writer_stop(void);
 
+/* file.c: a file of the tracer's, kept usable whatever the program does to descriptors. */
+struct lt_file {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char path[4096];
+	int flags;
+};
+/* Creates dir/name 0600 (O_EXCL, O_NOFOLLOW) on a high descriptor.  0 or -errno. */
+LT_HIDDEN int lt_file_create(struct lt_file *f, const char *dir, const char *name, int flags);
+/* f's descriptor, reopened by path when the program closed or reused it; -1 if gone. */
+LT_HIDDEN int lt_file_fd(struct lt_file *f);
+
 /* thread.c */
 LT_HIDDEN void lt_thread_init(void);
 LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);

@@ -9,65 +9,24 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lt.h"
 
-static int meta_fd = -1;
-static char meta_path[4200];
-static dev_t meta_dev;
-static ino_t meta_ino;
+static struct lt_file meta = {.fd = -1};
 
 int lt_meta_open(const char *dir)
 {
-	if (meta_fd >= 0)
-		close(meta_fd); /* the parent's, after fork */
-	snprintf(meta_path, sizeof(meta_path), "%s/%s", dir, LT_META_FILE);
-	meta_fd =
-	    open(meta_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (meta_fd < 0)
-		return -errno;
-	int high = fcntl(meta_fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(meta_fd);
-		meta_fd = high;
-	}
-	struct stat st;
-	if (fstat(meta_fd, &st) == 0) {
-		meta_dev = st.st_dev;
-		meta_ino = st.st_ino;
-	}
-	return 0;
-}
-
-/* Our descriptor, reopened if the program closed it or reused its number. */
-static int meta_fd_checked(void)
-{
-	struct stat st;
-	if (meta_fd >= 0 && fstat(meta_fd, &st) == 0 && st.st_dev == meta_dev &&
-	    st.st_ino == meta_ino)
-		return meta_fd;
-	int fd = open(meta_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != meta_dev || st.st_ino != meta_ino) {
-		close(fd);
-		return -1;
-	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	meta_fd = fd;
-	return fd;
+	if (meta.fd >= 0)
+		close(meta.fd); /* the parent's, after fork */
+	meta.fd = -1;
+	return lt_file_create(&meta, dir, LT_META_FILE, O_WRONLY | O_APPEND);
 }
 
 static void meta_write(const char *buf, size_t len)
 {
 	int saved = errno;
-	int fd = meta_fd_checked();
+	int fd = lt_file_fd(&meta);
 	if (fd >= 0) {
 		ssize_t w;
 		do

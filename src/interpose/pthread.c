@@ -26,19 +26,21 @@
 	} while (0)
 
 /*
- * int name(params) on one object: CALL_ENTER(obj), real call, CALL_LEAVE(result).  The
- * exported function only decides; the recording half is a separate function reached by a
- * tail call, so that the untraced path saves no registers and ends in a jump.
+ * WRAP(name, version, params, args, before, after) defines the wrapper of int name(params):
+ * `before` is recorded, the real function runs without the guard, `after` is recorded
+ * (ret holds the result).  The exported function only decides; the recording half is a
+ * separate function reached by a tail call, so that the untraced path saves no registers
+ * and ends in a jump.
  */
-#define WRAP_OBJ(name, version, params, args, obj)                                                 \
+#define WRAP(name, version, params, args, before, after)                                           \
 	static __typeof__(&name) real_##name;                                                      \
 	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
-		lt_call_enter(t, LT_FN_##name, obj);                                               \
+		before;                                                                            \
 		lt_finish(t);                                                                      \
 		int ret = real_##name args;                                                        \
 		if (lt_resume(t)) {                                                                \
-			lt_call_leave(t, LT_FN_##name, ret);                                       \
+			after;                                                                     \
 			lt_finish(t);                                                              \
 		}                                                                                  \
 		return ret;                                                                        \
@@ -51,51 +53,20 @@
 			return real_##name args;                                                   \
 		return traced_##name(t, LT_UNPAREN args);                                          \
 	}
+
+/* A call that may block, on one object: CALL_ENTER(obj) ... CALL_LEAVE(result). */
+#define WRAP_OBJ(name, version, params, args, obj)                             \
+	WRAP(name, version, params, args, lt_call_enter(t, LT_FN_##name, obj), \
+	     lt_call_leave(t, LT_FN_##name, ret))
 
 /* A call that never blocks: one CALL record after it returns. */
-#define WRAP_INSTANT(name, version, params, args, obj)                                             \
-	static __typeof__(&name) real_##name;                                                      \
-	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
-	{                                                                                          \
-		lt_finish(t);                                                                      \
-		int ret = real_##name args;                                                        \
-		if (lt_resume(t)) {                                                                \
-			lt_call_instant(t, LT_FN_##name, obj, ret);                                \
-			lt_finish(t);                                                              \
-		}                                                                                  \
-		return ret;                                                                        \
-	}                                                                                          \
-	LT_EXPORT int name params                                                                  \
-	{                                                                                          \
-		RESOLVE(name, version);                                                            \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
-		if (!t)                                                                            \
-			return real_##name args;                                                   \
-		return traced_##name(t, LT_UNPAREN args);                                          \
-	}
+#define WRAP_INSTANT(name, version, params, args, obj) \
+	WRAP(name, version, params, args, (void)0, lt_call_instant(t, LT_FN_##name, obj, ret))
 
 /* A condition wait: CALL_ENTER carries the condition and the mutex. */
-#define WRAP_COND_WAIT(name, version, params, args)                                                \
-	static __typeof__(&name) real_##name;                                                      \
-	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
-	{                                                                                          \
-		lt_call_enter2(t, LT_FN_##name, c, m);                                             \
-		lt_finish(t);                                                                      \
-		int ret = real_##name args;                                                        \
-		if (lt_resume(t)) {                                                                \
-			lt_call_leave(t, LT_FN_##name, ret);                                       \
-			lt_finish(t);                                                              \
-		}                                                                                  \
-		return ret;                                                                        \
-	}                                                                                          \
-	LT_EXPORT int name params                                                                  \
-	{                                                                                          \
-		RESOLVE(name, version);                                                            \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
-		if (!t)                                                                            \
-			return real_##name args;                                                   \
-		return traced_##name(t, LT_UNPAREN args);                                          \
-	}
+#define WRAP_COND_WAIT(name, version, params, args)                              \
+	WRAP(name, version, params, args, lt_call_enter2(t, LT_FN_##name, c, m), \
+	     lt_call_leave(t, LT_FN_##name, ret))
 
 WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
