@@ -28,14 +28,16 @@
 /*
  * WRAP(name, version, params, args, before, after) defines the wrapper of int name(params):
  * `before` is recorded, the real function runs without the guard, `after` is recorded
- * (ret holds the result).  The exported function only decides; the recording half is a
- * separate function reached by a tail call, so that the untraced path saves no registers
- * and ends in a jump.
+ * (ret holds the result).  The exported function only decides, and every way out of it is
+ * a tail call: to the recording half (traced_), to the real function (module off), or to
+ * slow_ (before init, a thread not registered yet, the real function not resolved yet, the
+ * tracer's own calls).  So the untraced path saves no registers and ends in a jump.
  */
 #define WRAP(name, version, params, args, before, after)                                           \
 	static __typeof__(&name) real_##name;                                                      \
 	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
+		RESOLVE(name, version);                                                            \
 		before;                                                                            \
 		lt_finish(t);                                                                      \
 		int ret = real_##name args;                                                        \
@@ -45,13 +47,27 @@
 		}                                                                                  \
 		return ret;                                                                        \
 	}                                                                                          \
-	LT_EXPORT int name params                                                                  \
+	static __attribute__((noinline)) int slow_##name params                                    \
 	{                                                                                          \
 		RESOLVE(name, version);                                                            \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                                    \
-		if (!t)                                                                            \
-			return real_##name args;                                                   \
-		return traced_##name(t, LT_UNPAREN args);                                          \
+		struct lt_thread *t = lt_begin_slow(LT_MOD_PTHREAD);                               \
+		if (t)                                                                             \
+			return traced_##name(t, LT_UNPAREN args);                                  \
+		return real_##name args;                                                           \
+	}                                                                                          \
+	LT_EXPORT int name params                                                                  \
+	{                                                                                          \
+		unsigned active = lt_active;                                                       \
+		if (likely(active & LT_MOD_PTHREAD)) {                                             \
+			struct lt_thread *t = lt_self;                                             \
+			if (likely(t && !t->guard)) {                                              \
+				t->guard = 1;                                                      \
+				return traced_##name(t, LT_UNPAREN args);                          \
+			}                                                                          \
+		} else if (likely(active && real_##name)) {                                        \
+			return real_##name args; /* module off: one load, three branches */        \
+		}                                                                                  \
+		return slow_##name args;                                                           \
 	}
 
 /* A call that may block, on one object: CALL_ENTER(obj) ... CALL_LEAVE(result). */
