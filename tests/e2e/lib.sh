@@ -21,7 +21,7 @@ skip() {
 traced() {
 	local dir=$1
 	shift
-	LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$dir LIBTRACE_QUIET=1 "$@"
+	LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$dir LIBTRACE_QUIET=${LIBTRACE_QUIET:-1} "$@"
 }
 
 # same_behaviour NAME CMD...: runs CMD plain and traced (each in a scratch directory with
