@@ -371,49 +371,6 @@ static int chunk_cmp(const void *a, const void *b)
 	return x->file - y->file;		   /* then the events file's */
 }
 
-/* Reads chunk c's records into a new buffer of c->used bytes. */
-static void *chunk_data(struct rd_process *p, const struct rd_chunk *c, rd_warn_fn warn, void *ctx)
-{
-	void *buf = malloc(c->used ? c->used : 1);
-	if (!buf)
-		return NULL;
-	int fd = c->file == RD_EVENTS ? p->events_fd : p->ring_fd;
-	const char *path = c->file == RD_EVENTS ? p->events_path : p->ring_path;
-	struct lt_chunk_header h;
-	if (pread(fd, &h, sizeof(h), (off_t)c->off) != (ssize_t)sizeof(h) ||
-	    pread(fd, buf, c->used, (off_t)(c->off + h.header_size)) != (ssize_t)c->used) {
-		warnf(warn, ctx, p, "%s:%llu: cannot read chunk data", path,
-		      (unsigned long long)c->off);
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Walks the records of one chunk; returns fn's first non-zero result. */
-static int walk(struct rd_process *p, const struct rd_thread *th, const struct rd_chunk *c,
-		const char *data, rd_record_fn fn, void *ctx, rd_warn_fn warn, void *wctx)
-{
-	uint64_t pos = 0;
-	while (pos + sizeof(struct lt_rec) <= c->used) {
-		const struct lt_rec *r = (const struct lt_rec *)(data + pos);
-		if (r->words < 2 || pos + r->words * 8u > c->used || r->type == 0 ||
-		    r->type >= LT_REC_TYPE_MAX) {
-			warnf(warn, wctx, p,
-			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
-			      c->file == RD_EVENTS ? p->events_path : p->ring_path,
-			      (unsigned long long)(c->off + sizeof(struct lt_chunk_header) + pos),
-			      r->type, r->words);
-			break;
-		}
-		int ret = fn(ctx, p, th, r);
-		if (ret)
-			return ret;
-		pos += r->words * 8u;
-	}
-	return 0;
-}
-
 static int thread_cmp(const void *a, const void *b)
 {
 	const struct rd_thread *x = a, *y = b;
@@ -505,41 +462,135 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	return 0;
 }
 
+/*
+ * The cursor reads a chunk's records through a window of at most CURSOR_WINDOW bytes, so
+ * that many threads can be read side by side in little memory.  A record never spans
+ * chunks; a window refill starts at the first record the last window did not hold whole.
+ */
+#define CURSOR_WINDOW (64u * 1024u)
+
+static int cursor_fill(struct rd_cursor *c)
+{
+	const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
+	uint64_t left = ch->used - c->pos;
+	size_t want = left < CURSOR_WINDOW ? (size_t)left : CURSOR_WINDOW;
+	if (!c->buf) {
+		c->buf = malloc(CURSOR_WINDOW);
+		if (!c->buf)
+			return -1;
+	}
+	int fd = ch->file == RD_EVENTS ? c->p->events_fd : c->p->ring_fd;
+	const char *path = ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path;
+	if (c->pos == 0) {
+		struct lt_chunk_header h;
+		if (pread(fd, &h, sizeof(h), (off_t)ch->off) != (ssize_t)sizeof(h)) {
+			warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk header", path,
+			      (unsigned long long)ch->off);
+			return -1;
+		}
+		c->data_off = ch->off + h.header_size;
+	}
+	if (pread(fd, c->buf, want, (off_t)(c->data_off + c->pos)) != (ssize_t)want) {
+		warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk data", path,
+		      (unsigned long long)(c->data_off + c->pos));
+		return -1;
+	}
+	c->len = want;
+	c->at = 0;
+	return 0;
+}
+
+/* A synthetic LOST record (the count kept in a chunk header or a meta "lost" line). */
+static const struct lt_rec *cursor_lost(struct rd_cursor *c, unsigned cause, uint64_t count)
+{
+	c->lost.r = (struct lt_rec){c->last_ts, LT_REC_LOST, 3, (uint16_t)cause, 0};
+	c->lost.count = count;
+	return &c->lost.r;
+}
+
+void rd_cursor_init(struct rd_cursor *c, struct rd_process *p, const struct rd_thread *th,
+		    rd_warn_fn warn, void *wctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->th = th;
+	c->warn = warn;
+	c->wctx = wctx;
+}
+
+const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
+{
+	while (c->chunk < c->th->count) {
+		const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
+		if (c->chunk_done) {
+			c->chunk_done = 0;
+			c->chunk++;
+			c->pos = 0;
+			c->len = c->at = 0;
+			if (ch->lost)
+				return cursor_lost(c, (ch->flags >> 8) & 0xff, ch->lost);
+			continue;
+		}
+		if (c->at + sizeof(struct lt_rec) > c->len) {
+			if (c->pos >= ch->used || cursor_fill(c)) {
+				c->chunk_done = 1;
+				continue;
+			}
+			if (c->len < sizeof(struct lt_rec)) { /* a record cut by truncation */
+				c->chunk_done = 1;
+				continue;
+			}
+		}
+		const struct lt_rec *r = (const struct lt_rec *)(c->buf + c->at);
+		uint64_t size = (uint64_t)r->words * 8u;
+		if (r->words < 2 || c->pos + size > ch->used || r->type == 0 ||
+		    r->type >= LT_REC_TYPE_MAX) {
+			warnf(c->warn, c->wctx, c->p,
+			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
+			      ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path,
+			      (unsigned long long)(c->data_off + c->pos), r->type, r->words);
+			c->chunk_done = 1;
+			continue;
+		}
+		if (c->at + size > c->len) { /* cut by the window: read from this record on */
+			if (cursor_fill(c)) {
+				c->chunk_done = 1;
+				continue;
+			}
+			r = (const struct lt_rec *)c->buf;
+		}
+		c->at += size;
+		c->pos += size;
+		if (r->ts > c->last_ts)
+			c->last_ts = r->ts;
+		return r;
+	}
+	/* Losses told by the meta file come after the thread's last record. */
+	while (c->meta_lost < c->p->nlost) {
+		const struct rd_lost *l = &c->p->lost[c->meta_lost++];
+		if (l->thread == c->th->index)
+			return cursor_lost(c, l->cause, l->count);
+	}
+	return NULL;
+}
+
+void rd_cursor_fini(struct rd_cursor *c)
+{
+	free(c->buf);
+	c->buf = NULL;
+}
+
 int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn, void *ctx,
 		      rd_warn_fn warn, void *wctx)
 {
-	for (size_t i = 0; i < th->count; i++) {
-		const struct rd_chunk *c = &p->chunks[th->first + i];
-		char *data = chunk_data(p, c, warn, wctx);
-		if (!data)
-			continue;
-		int ret = walk(p, th, c, data, fn, ctx, warn, wctx);
-		free(data);
-		if (ret)
-			return ret;
-		if (c->lost) {
-			struct {
-				struct lt_rec r;
-				uint64_t count;
-			} lost = {{0, LT_REC_LOST, 3, (uint16_t)((c->flags >> 8) & 0xff), 0},
-				  c->lost};
-			ret = fn(ctx, p, th, &lost.r);
-			if (ret)
-				return ret;
-		}
-	}
-	for (size_t l = 0; l < p->nlost; l++) {
-		if (p->lost[l].thread != th->index)
-			continue;
-		struct {
-			struct lt_rec r;
-			uint64_t count;
-		} lost = {{0, LT_REC_LOST, 3, (uint16_t)p->lost[l].cause, 0}, p->lost[l].count};
-		int ret = fn(ctx, p, th, &lost.r);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	struct rd_cursor c;
+	rd_cursor_init(&c, p, th, warn, wctx);
+	const struct lt_rec *r;
+	int ret = 0;
+	while (!ret && (r = rd_cursor_next(&c)))
+		ret = fn(ctx, p, th, r);
+	rd_cursor_fini(&c);
+	return ret;
 }
 
 uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks)

@@ -101,6 +101,37 @@ typedef int (*rd_record_fn)(void *ctx, const struct rd_process *p, const struct 
 int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_record_fn fn, void *ctx,
 		      rd_warn_fn warn, void *wctx);
 
+/*
+ * A cursor walks one thread's records in order, like rd_thread_records, but one record per
+ * call and through a small window, so that the threads of a process can be merged in time.
+ * The record returned stays valid until the next call.  Synthetic LOST records carry the
+ * time stamp of the record before them.
+ */
+struct rd_cursor {
+	struct rd_process *p;
+	const struct rd_thread *th;
+	rd_warn_fn warn;
+	void *wctx;
+	size_t chunk;	   /* index into th's chunks */
+	uint64_t data_off; /* file offset of the current chunk's records */
+	uint64_t pos;	   /* offset in the chunk's records of buf[at] */
+	char *buf;
+	size_t len, at;
+	int chunk_done;
+	size_t meta_lost; /* next p->lost entry to look at */
+	uint64_t last_ts;
+	struct {
+		struct lt_rec r;
+		uint64_t count;
+	} lost;
+};
+
+void rd_cursor_init(struct rd_cursor *c, struct rd_process *p, const struct rd_thread *th,
+		    rd_warn_fn warn, void *wctx);
+/* The next record, or NULL after the last one. */
+const struct lt_rec *rd_cursor_next(struct rd_cursor *c);
+void rd_cursor_fini(struct rd_cursor *c);
+
 /* Lists the process directories of a trace directory (sorted).  Returns the count or -1. */
 int rd_trace_list(const char *trace_dir, char ***dirs, char *errbuf, size_t errlen);
 
