@@ -31,6 +31,19 @@ static void warnf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *
 		warn(ctx, msg);
 }
 
+/* A file cut short (what a killed process or a full disk leaves): not damage. */
+static void cutf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->truncated++;
+	if (warn)
+		warn(ctx, msg);
+}
+
 static const char *const rec_names[] = {
     [LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
     [LT_REC_THREAD_END] = "THREAD_END",
@@ -128,7 +141,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		lineno++;
 		size_t len = strlen(line);
 		if (len == 0 || line[len - 1] != '\n') {
-			warnf(warn, ctx, p, "%s:%d: truncated line ignored", path, lineno);
+			cutf(warn, ctx, p, "%s:%d: truncated line ignored", path, lineno);
 			continue;
 		}
 		line[len - 1] = '\0';
@@ -216,6 +229,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
 			p->ended = 1;
+			p->end_ticks = strtoull(val, NULL, 10);
 		}
 	}
 	fclose(f);
@@ -319,7 +333,7 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 		off = data + h.used;
 	}
 	if (off < size && off + sizeof(struct lt_chunk_header) > size)
-		warnf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
+		cutf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
 		      p->events_path, (unsigned long long)off, (unsigned long long)(size - off));
 }
 
@@ -415,7 +429,7 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	for (size_t i = 0; i < p->nchunks; i++) {
 		const struct rd_chunk *c = &p->chunks[i];
 		if (c->truncated_from)
-			warnf(warn, ctx, p,
+			cutf(warn, ctx, p,
 			      "%s:%llu: chunk truncated (%llu of %llu bytes) and not in the ring; "
 			      "keeping its whole records",
 			      p->events_path, (unsigned long long)c->off,
@@ -524,6 +538,7 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 		const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
 		if (c->chunk_done) {
 			c->chunk_done = 0;
+			c->truncated |= ch->truncated_from != 0;
 			c->chunk++;
 			c->pos = 0;
 			c->len = c->at = 0;
@@ -537,12 +552,18 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 				continue;
 			}
 			if (c->len < sizeof(struct lt_rec)) { /* a record cut by truncation */
+				c->truncated |= ch->truncated_from != 0;
 				c->chunk_done = 1;
 				continue;
 			}
 		}
 		const struct lt_rec *r = (const struct lt_rec *)(c->buf + c->at);
 		uint64_t size = (uint64_t)r->words * 8u;
+		if (ch->truncated_from && r->words >= 2 && c->pos + size > ch->used) {
+			c->truncated = 1; /* the record the cut went through: already told */
+			c->chunk_done = 1;
+			continue;
+		}
 		if (r->words < 2 || c->pos + size > ch->used || r->type == 0 ||
 		    r->type >= LT_REC_TYPE_MAX) {
 			warnf(c->warn, c->wctx, c->p,

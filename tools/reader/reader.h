@@ -60,6 +60,7 @@ struct rd_process {
 	struct rd_sync *syncs;
 	size_t nsyncs;
 	int ended; /* an "end" or "exec" line: the process ended normally */
+	uint64_t end_ticks; /* and when */
 	struct rd_map *maps;
 	size_t nmaps;
 	struct rd_chunk *chunks; /* sorted by thread, then seq; duplicates removed */
@@ -72,7 +73,8 @@ struct rd_process {
 	uint32_t nstrings;
 	int events_fd, ring_fd;
 	char events_path[PATH_MAX + 16], ring_path[PATH_MAX + 16];
-	int errors; /* problems reported while reading */
+	int errors;    /* damage reported while reading */
+	int truncated; /* files found cut short (a killed process, a full disk) */
 };
 
 typedef void (*rd_warn_fn)(void *ctx, const char *msg);
@@ -118,6 +120,7 @@ struct rd_cursor {
 	char *buf;
 	size_t len, at;
 	int chunk_done;
+	int truncated; /* the thread's records end in a copy that was cut short */
 	size_t meta_lost; /* next p->lost entry to look at */
 	uint64_t last_ts;
 	struct {

@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * convert.c - the converter's core (see convert.h): reads each process, merges its threads
+ * in time with a heap of record cursors, and turns records into events for the backend.
+ *
+ * Why merge in time: lock acquisitions carry an order per lock, and a thread's begin must
+ * follow its creation, its wait must follow its end; a time-ordered walk over the threads
+ * of a process sees each fact before the facts that depend on it, with only per-thread
+ * state (a read window and a region stack) alive for the threads that are live.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert.h"
+
+/* A string -> uint32 map (open addressing; keys owned). */
+struct cv_strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t n, cap;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int strmap_grow(struct cv_strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	char **keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = hash_str(m->keys[i]) & (cap - 1);
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = m->keys[i];
+		vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+/* Looks key up; when absent and val_if_new != NULL, inserts *val_if_new.  Returns a
+ * pointer to the value, or NULL (absent, or no memory). */
+static uint32_t *strmap_get(struct cv_strmap *m, const char *key, const uint32_t *val_if_new)
+{
+	if (m->cap) {
+		size_t j = hash_str(key) & (m->cap - 1);
+		while (m->keys[j]) {
+			if (!strcmp(m->keys[j], key))
+				return &m->vals[j];
+			j = (j + 1) & (m->cap - 1);
+		}
+	}
+	if (!val_if_new)
+		return NULL;
+	if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
+		return NULL;
+	size_t j = hash_str(key) & (m->cap - 1);
+	while (m->keys[j])
+		j = (j + 1) & (m->cap - 1);
+	m->keys[j] = strdup(key);
+	if (!m->keys[j])
+		return NULL;
+	m->vals[j] = *val_if_new;
+	m->n++;
+	return &m->vals[j];
+}
+
+static void strmap_free(struct cv_strmap *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	free(m);
+}
+
+static void *grow(void *array, uint32_t *cap, size_t elem)
+{
+	uint32_t n = *cap ? *cap * 2 : 64;
+	void *a = realloc(array, (size_t)n * elem);
+	if (a)
+		*cap = n;
+	return a;
+}
+
+uint32_t cv_string(struct cv *cv, const char *text)
+{
+	if (!cv->string_map && !(cv->string_map = calloc(1, sizeof(*cv->string_map))))
+		return 0;
+	uint32_t id = cv->nstrings;
+	uint32_t *v = strmap_get(cv->string_map, text, &id);
+	if (!v)
+		return 0;
+	if (*v != id || id < cv->nstrings)
+		return *v;
+	if (cv->nstrings == cv->strings_cap) {
+		char **a = grow(cv->strings, &cv->strings_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->strings = a;
+	}
+	cv->strings[cv->nstrings++] = strdup(text);
+	return id;
+}
+
+/* The region of kind (a one-letter namespace) and name; created with r on first use. */
+static uint32_t region(struct cv *cv, char kind, const char *name, const struct cv_region *r)
+{
+	char key[2048];
+	snprintf(key, sizeof(key), "%c:%s", kind, name);
+	if (!cv->region_map && !(cv->region_map = calloc(1, sizeof(*cv->region_map))))
+		return 0;
+	uint32_t id = cv->nregions;
+	uint32_t *v = strmap_get(cv->region_map, key, &id);
+	if (!v || *v != id || id < cv->nregions)
+		return v ? *v : 0;
+	if (cv->nregions == cv->regions_cap) {
+		struct cv_region *a = grow(cv->regions, &cv->regions_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->regions = a;
+	}
+	cv->regions[cv->nregions++] = *r;
+	return id;
+}
+
+static uint32_t fn_region(struct cv *cv, unsigned fn)
+{
+	const char *name = rd_fn_name(fn);
+	enum cv_role role = CV_ROLE_WRAPPER;
+	if (fn == LT_FN_pthread_create)
+		role = CV_ROLE_THREAD_CREATE;
+	else if (fn == LT_FN_pthread_join || fn == LT_FN_pthread_tryjoin_np ||
+		 fn == LT_FN_pthread_timedjoin_np || fn == LT_FN_pthread_clockjoin_np)
+		role = CV_ROLE_THREAD_WAIT;
+	int proc = fn == LT_FN_fork || fn == LT_FN_execve || fn == LT_FN_posix_spawn ||
+		   fn == LT_FN_dlopen || fn == LT_FN_dlclose;
+	uint32_t sid = cv_string(cv, name);
+	struct cv_region r = {sid, sid, cv_string(cv, proc ? "PROCESS" : "PTHREAD"), 0, role,
+			      proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD};
+	return region(cv, 'C', name, &r);
+}
+
+static uint32_t user_region(struct cv *cv, const char *name)
+{
+	uint32_t sid = cv_string(cv, name);
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_USER, CV_PARADIGM_USER};
+	return region(cv, 'U', name, &r);
+}
+
+/* The region of a code address of process p (a start routine). */
+static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t addr)
+{
+	struct sym_result s;
+	const struct rd_map *map = NULL;
+	for (size_t i = p->nmaps; i-- > 0;) /* the newest mapping wins: dlopen after dlclose */
+		if (addr >= p->maps[i].start && addr < p->maps[i].end) {
+			map = &p->maps[i];
+			break;
+		}
+	if (map)
+		sym_resolve(cv->syms, map->path, addr - map->start + map->offset, &s);
+	else
+		sym_unmapped(cv->syms, addr, &s);
+	char name[2048];
+	if (s.file && s.line) {
+		const char *base = strrchr(s.file, '/');
+		snprintf(name, sizeof(name), "%s @%s:%u", s.function, base ? base + 1 : s.file,
+			 s.line);
+	} else {
+		snprintf(name, sizeof(name), "%s", s.function);
+	}
+	struct cv_region r = {cv_string(cv, name), cv_string(cv, s.symbol ? s.symbol : s.function),
+			      s.file ? cv_string(cv, s.file) : CV_NO_STRING, s.line,
+			      CV_ROLE_FUNCTION, CV_PARADIGM_USER};
+	return region(cv, 'F', name, &r);
+}
+
+static uint32_t metric(struct cv *cv, const char *name, int is_double)
+{
+	char key[1100];
+	snprintf(key, sizeof(key), "%d:%s", is_double, name);
+	if (!cv->metric_map && !(cv->metric_map = calloc(1, sizeof(*cv->metric_map))))
+		return 0;
+	uint32_t id = cv->nmetrics;
+	uint32_t *v = strmap_get(cv->metric_map, key, &id);
+	if (!v || *v != id || id < cv->nmetrics)
+		return v ? *v : 0;
+	if (cv->nmetrics == cv->metrics_cap) {
+		struct cv_metric *a = grow(cv->metrics, &cv->metrics_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->metrics = a;
+	}
+	cv->metrics[cv->nmetrics++] = (struct cv_metric){cv_string(cv, name), is_double};
+	return id;
+}
+
+/* ---- one process ---- */
+
+struct frame {
+	uint32_t region;
+	int fn; /* enum lt_fn, or -1 for a user or code region */
+	uint64_t obj, obj2;
+};
+
+struct tstate {
+	struct rd_cursor cur;
+	const struct lt_rec *rec; /* the next record, NULL when done */
+	uint64_t key;		  /* rec's ticks */
+	size_t loc;		  /* index into cv->locs, or SIZE_MAX before its first event */
+	uint64_t last_ns;
+	struct frame *stack;
+	uint32_t depth, cap;
+	uint32_t index;
+	int began, ended, created, is_main, program;
+};
+
+struct lockent {
+	uint64_t addr;
+	uint32_t id, order;
+};
+
+struct pstate {
+	struct cv *cv;
+	struct rd_process *p;
+	uint32_t pidx;
+	int64_t offset_ns; /* added to the process's monotonic ns */
+	uint64_t last_ns;  /* the latest event time of the process */
+	struct tstate *ts;
+	size_t nts;
+	struct tstate **heap;
+	size_t nheap;
+	struct lockent *locks; /* open addressing on addr */
+	size_t nlocks, locks_cap;
+	uint32_t *next_lock_id;
+	int failed;
+};
+
+static struct tstate *thread_by_index(struct pstate *ps, uint32_t index)
+{
+	size_t lo = 0, hi = ps->nts;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->ts[mid].index == index)
+			return &ps->ts[mid];
+		if (ps->ts[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct lockent *lock_get(struct pstate *ps, uint64_t addr)
+{
+	if ((ps->nlocks + 1) * 2 > ps->locks_cap) {
+		size_t cap = ps->locks_cap ? ps->locks_cap * 2 : 64;
+		struct lockent *a = calloc(cap, sizeof(*a));
+		if (!a)
+			return NULL;
+		for (size_t i = 0; i < ps->locks_cap; i++) {
+			if (!ps->locks[i].addr)
+				continue;
+			size_t j = (ps->locks[i].addr >> 4) * 0x9e3779b97f4a7c15ull >> 20 & (cap - 1);
+			while (a[j].addr)
+				j = (j + 1) & (cap - 1);
+			a[j] = ps->locks[i];
+		}
+		free(ps->locks);
+		ps->locks = a;
+		ps->locks_cap = cap;
+	}
+	size_t j = (addr >> 4) * 0x9e3779b97f4a7c15ull >> 20 & (ps->locks_cap - 1);
+	while (ps->locks[j].addr && ps->locks[j].addr != addr)
+		j = (j + 1) & (ps->locks_cap - 1);
+	if (!ps->locks[j].addr) {
+		ps->locks[j] = (struct lockent){addr, (*ps->next_lock_id)++, 0};
+		ps->nlocks++;
+	}
+	return &ps->locks[j];
+}
+
+static int before(const struct tstate *a, const struct tstate *b)
+{
+	return a->key < b->key || (a->key == b->key && a->index < b->index);
+}
+
+static void heap_down(struct pstate *ps, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < ps->nheap && before(ps->heap[l], ps->heap[m]))
+			m = l;
+		if (l + 1 < ps->nheap && before(ps->heap[l + 1], ps->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct tstate *t = ps->heap[i];
+		ps->heap[i] = ps->heap[m];
+		ps->heap[m] = t;
+		i = m;
+	}
+}
+
+static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
+{
+	int64_t ns = (int64_t)rd_ticks_to_ns(ps->p, ticks) + ps->offset_ns;
+	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
+	if (v < t->last_ns) /* never backwards on a location */
+		v = t->last_ns;
+	t->last_ns = v;
+	if (v > ps->last_ns)
+		ps->last_ns = v;
+	return v;
+}
+
+/* The location of thread t, begun on its first event.  NULL after an output error. */
+static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
+{
+	struct cv *cv = ps->cv;
+	if (t->loc != SIZE_MAX)
+		return &cv->locs[t->loc];
+	if (cv->nlocs == cv->locs_cap) {
+		uint32_t cap = (uint32_t)cv->locs_cap;
+		struct cv_loc *a = grow(cv->locs, &cap, sizeof(*a));
+		if (!a) {
+			ps->failed = 1;
+			return NULL;
+		}
+		cv->locs = a;
+		cv->locs_cap = cap;
+	}
+	char name[300];
+	if (t->index == 0)
+		snprintf(name, sizeof(name), "Master thread");
+	else
+		snprintf(name, sizeof(name), "Pthread thread %u", t->index);
+	struct cv_loc *l = &cv->locs[cv->nlocs];
+	*l = (struct cv_loc){(uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index,
+			     cv_string(cv, name), 0, NULL};
+	t->loc = cv->nlocs++;
+	cv->procs[ps->pidx].nlocs++;
+	cv->stats.threads++;
+	if (cv->ops->location_begin(cv, l)) {
+		ps->failed = 1;
+		return NULL;
+	}
+	return l;
+}
+
+static void push(struct tstate *t, uint32_t region, int fn, uint64_t obj, uint64_t obj2)
+{
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		struct frame *a = realloc(t->stack, cap * sizeof(*a));
+		if (!a)
+			return; /* the enter stays unmatched: leave() finds nothing to close */
+		t->stack = a;
+		t->cap = cap;
+	}
+	t->stack[t->depth++] = (struct frame){region, fn, obj, obj2};
+}
+
+#define FN_USER (-1) /* a frame of an annotated region or a start routine */
+#define FN_MAIN (-2) /* the main thread's "main", which ends with the process */
+
+/* Closes the frames above depth `to`; closed: regions the trace left open. */
+static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t to,
+		   int closed)
+{
+	while (t->depth > to) {
+		t->depth--;
+		int c = closed && t->stack[t->depth].fn != FN_MAIN;
+		cv->ops->leave(cv, l, ns, t->stack[t->depth].region, c);
+		if (c)
+			cv->stats.unclosed++;
+	}
+}
+
+/* Pops up to and including the innermost frame matching (fn, region); NULL if none. */
+static struct frame *pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns,
+			       int fn, uint32_t region)
+{
+	for (uint32_t i = t->depth; i-- > 0;) {
+		struct frame *f = &t->stack[i];
+		if (fn >= 0 ? f->fn == fn : (f->fn == FN_USER && f->region == region)) {
+			unwind(cv, l, t, ns, i + 1, 1);
+			t->depth = i;
+			return f;
+		}
+	}
+	cv->stats.anomalies++;
+	return NULL;
+}
+
+static int is_lock_fn(unsigned fn)
+{
+	switch (fn) {
+	case LT_FN_pthread_mutex_lock:
+	case LT_FN_pthread_mutex_trylock:
+	case LT_FN_pthread_mutex_timedlock:
+	case LT_FN_pthread_mutex_clocklock:
+	case LT_FN_pthread_rwlock_rdlock:
+	case LT_FN_pthread_rwlock_tryrdlock:
+	case LT_FN_pthread_rwlock_timedrdlock:
+	case LT_FN_pthread_rwlock_clockrdlock:
+	case LT_FN_pthread_rwlock_wrlock:
+	case LT_FN_pthread_rwlock_trywrlock:
+	case LT_FN_pthread_rwlock_timedwrlock:
+	case LT_FN_pthread_rwlock_clockwrlock:
+		return 1;
+	}
+	return 0;
+}
+
+static int is_cond_wait(unsigned fn)
+{
+	return fn == LT_FN_pthread_cond_wait || fn == LT_FN_pthread_cond_timedwait ||
+	       fn == LT_FN_pthread_cond_clockwait;
+}
+
+static void lock_event(struct pstate *ps, struct cv_loc *l, uint64_t ns, int acquire,
+		       uint64_t addr)
+{
+	struct lockent *e = addr ? lock_get(ps, addr) : NULL;
+	if (!e)
+		return;
+	if (acquire)
+		e->order++;
+	ps->cv->ops->lock(ps->cv, l, ns, acquire, e->id, e->order);
+}
+
+static const char *lost_cause(unsigned cause)
+{
+	switch (cause) {
+	case LT_LOST_BUFFER:
+		return "the thread's buffer was full (overflow policy drop)";
+	case LT_LOST_IO:
+		return "the events file could not be written";
+	case LT_LOST_NORING:
+		return "the thread got no buffer";
+	}
+	return "unknown cause";
+}
+
+static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const struct cv_ops *o = cv->ops;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u;
+	struct cv_loc *l = loc_of(ps, t);
+	if (!l)
+		return;
+	uint64_t ns = to_ns(ps, t, r->ts);
+	cv->stats.records++;
+	cv->done_bytes += r->words * 8u;
+	if (ns < cv->stats.first_ns)
+		cv->stats.first_ns = ns;
+	if (ns > cv->stats.last_ns)
+		cv->stats.last_ns = ns;
+	if (t->ended && r->type != LT_REC_LOST) {
+		cv->stats.anomalies++; /* nothing follows a thread's end */
+		return;
+	}
+	switch (r->type) {
+	case LT_REC_THREAD_BEGIN: {
+		uint64_t start = np >= 1 ? pl[0] : 0;
+		uint32_t parent = np >= 2 ? (uint32_t)(pl[1] >> 32) : LT_NO_THREAD;
+		uint32_t tid = np >= 2 ? (uint32_t)pl[1] : 0;
+		if (parent != LT_NO_THREAD && t->created && !t->began) {
+			o->thread_begin(cv, l, ns, t->index, tid);
+			t->began = 1;
+		}
+		if (t->index == 0 && parent == LT_NO_THREAD && !t->program) {
+			o->program_begin(cv, l, ns, ps->p);
+			t->program = 1;
+		}
+		if (start) {
+			push(t, code_region(cv, ps->p, start), FN_USER, 0, 0);
+		} else if (t->index == 0 && parent == LT_NO_THREAD) {
+			uint32_t sid = cv_string(cv, "main");
+			struct cv_region reg = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION,
+						CV_PARADIGM_USER};
+			push(t, region(cv, 'F', "main", &reg), FN_MAIN, 0, 0);
+		} else {
+			break;
+		}
+		o->enter(cv, l, ns, t->stack[t->depth - 1].region);
+		break;
+	}
+	case LT_REC_THREAD_END:
+		unwind(cv, l, t, ns, 0, 0);
+		if (t->began)
+			o->thread_end(cv, l, ns, t->index);
+		if (t->program)
+			o->program_end(cv, l, ns);
+		t->ended = 1;
+		break;
+	case LT_REC_THREAD_CREATE: {
+		struct tstate *child = thread_by_index(ps, r->arg);
+		o->thread_create(cv, l, ns, r->arg);
+		if (child)
+			child->created = 1;
+		break;
+	}
+	case LT_REC_THREAD_WAIT: {
+		struct tstate *joined = thread_by_index(ps, r->arg);
+		if (joined && joined->began && joined->ended)
+			o->thread_wait(cv, l, ns, r->arg);
+		break;
+	}
+	case LT_REC_THREAD_NAME: {
+		const char *name = rd_string(ps->p, r->arg);
+		struct tstate *named = np >= 1 ? thread_by_index(ps, (uint32_t)pl[0]) : NULL;
+		if (name && named && named->loc != SIZE_MAX) {
+			char buf[400];
+			snprintf(buf, sizeof(buf), "%s (thread %u)", name, named->index);
+			cv->locs[named->loc].name = cv_string(cv, buf);
+		}
+		break;
+	}
+	case LT_REC_CALL_ENTER: {
+		if (r->sub >= LT_FN_MAX) {
+			cv->stats.anomalies++;
+			break;
+		}
+		uint32_t reg = fn_region(cv, r->sub);
+		uint64_t obj = np >= 1 ? pl[0] : 0, obj2 = np >= 2 ? pl[1] : 0;
+		o->enter(cv, l, ns, reg);
+		push(t, reg, r->sub, obj, obj2);
+		if (is_cond_wait(r->sub))
+			lock_event(ps, l, ns, 0, obj2); /* the wait releases the mutex */
+		break;
+	}
+	case LT_REC_CALL_LEAVE: {
+		struct frame *f = pop_match(cv, l, t, ns, r->sub, 0);
+		if (!f)
+			break;
+		int result = (int)r->arg;
+		if (is_lock_fn(r->sub) && result == 0)
+			lock_event(ps, l, ns, 1, f->obj);
+		else if (is_cond_wait(r->sub) && (result == 0 || result == ETIMEDOUT))
+			lock_event(ps, l, ns, 1, f->obj2); /* the mutex is held again */
+		o->leave(cv, l, ns, f->region, 0);
+		break;
+	}
+	case LT_REC_CALL: {
+		if (r->sub >= LT_FN_MAX) {
+			cv->stats.anomalies++;
+			break;
+		}
+		uint32_t reg = fn_region(cv, r->sub);
+		uint64_t obj = np >= 1 ? pl[0] : 0;
+		o->enter(cv, l, ns, reg);
+		if (r->arg == 0 && is_lock_fn(r->sub))
+			lock_event(ps, l, ns, 1, obj);
+		else if (r->arg == 0 && (r->sub == LT_FN_pthread_mutex_unlock ||
+					 r->sub == LT_FN_pthread_rwlock_unlock))
+			lock_event(ps, l, ns, 0, obj);
+		o->leave(cv, l, ns, reg, 0);
+		break;
+	}
+	case LT_REC_REGION_ENTER:
+	case LT_REC_REGION_LEAVE: {
+		const char *name = rd_string(ps->p, r->arg);
+		char unknown[64];
+		if (!name) {
+			snprintf(unknown, sizeof(unknown), "string %u (undefined)", r->arg);
+			name = unknown;
+			cv->stats.anomalies++;
+		}
+		uint32_t reg = user_region(cv, name);
+		if (r->type == LT_REC_REGION_ENTER) {
+			o->enter(cv, l, ns, reg);
+			push(t, reg, FN_USER, 0, 0);
+		} else if (pop_match(cv, l, t, ns, FN_USER, reg)) {
+			o->leave(cv, l, ns, reg, 0);
+		}
+		break;
+	}
+	case LT_REC_MARKER: {
+		const char *text = rd_string(ps->p, r->arg);
+		o->marker(cv, l, ns, CV_MARK_USER, text ? text : "(undefined string)");
+		break;
+	}
+	case LT_REC_COUNTER: {
+		const char *name = rd_string(ps->p, r->arg);
+		if (!name || np < 1) {
+			cv->stats.anomalies++;
+			break;
+		}
+		o->metric(cv, l, ns, metric(cv, name, r->sub == LT_VALUE_DOUBLE), pl[0]);
+		break;
+	}
+	case LT_REC_LOST: {
+		uint64_t n = np >= 1 ? pl[0] : 0;
+		char text[160];
+		snprintf(text, sizeof(text), "%" PRIu64 " events lost: %s", n, lost_cause(r->sub));
+		cv->stats.lost += n;
+		o->marker(cv, l, ns, CV_MARK_LOST, text);
+		break;
+	}
+	default:
+		cv->stats.anomalies++;
+	}
+}
+
+/* After a thread's last record: close what the trace left open. */
+static void thread_done(struct pstate *ps, struct tstate *t)
+{
+	struct cv *cv = ps->cv;
+	if (t->loc != SIZE_MAX) {
+		struct cv_loc *l = &cv->locs[t->loc];
+		uint64_t ns = t->last_ns;
+		if (t->program && ps->p->ended) /* the main thread ends with the process */
+			ns = to_ns(ps, t, ps->p->end_ticks);
+		if (t->cur.truncated) {
+			cv->stats.truncated++;
+			cv->ops->marker(cv, l, ns, CV_MARK_TRUNCATED,
+					"the thread's records end where the trace file was cut "
+					"short: what followed is missing");
+		}
+		if (!t->ended) {
+			uint32_t open = t->depth - (t->depth && t->stack[0].fn == FN_MAIN);
+			if (open) {
+				char text[128];
+				snprintf(text, sizeof(text),
+					 "%u regions left open by the trace, closed by the converter",
+					 open);
+				cv->ops->marker(cv, l, ns, CV_MARK_CLOSED, text);
+			}
+			unwind(cv, l, t, ns, 0, 1);
+			if (t->began)
+				cv->ops->thread_end(cv, l, ns, t->index);
+			if (t->program)
+				cv->ops->program_end(cv, l, ns);
+			t->ended = 1;
+		}
+		if (cv->ops->location_end(cv, l))
+			ps->failed = 1;
+	}
+	rd_cursor_fini(&t->cur);
+	free(t->stack);
+	t->stack = NULL;
+}
+
+static void progress(struct cv *cv, int last)
+{
+	if (!cv->progress || !cv->total_bytes)
+		return;
+	unsigned pct = cv->done_bytes >= cv->total_bytes
+			   ? 100
+			   : (unsigned)(cv->done_bytes * 100 / cv->total_bytes);
+	if (!last && pct == (unsigned)cv->progress_shown)
+		return;
+	cv->progress_shown = (int)pct;
+	char bar[41];
+	memset(bar, '#', pct * 40 / 100);
+	memset(bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
+	bar[40] = '\0';
+	fprintf(stderr, "\rtrace2otf2 [%s] %3u%%", bar, pct);
+	if (last)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
+			    uint32_t *next_lock_id, rd_warn_fn warn, void *wctx, int *failed)
+{
+	struct pstate ps = {.cv = cv, .p = p, .pidx = pidx, .next_lock_id = next_lock_id};
+	struct cv_process *cp = &cv->procs[pidx];
+	if (pidx > 0)
+		ps.offset_ns = (int64_t)(cp->real_minus_mono - cv->procs[0].real_minus_mono);
+	if (pidx > 0 && !strcmp(p->host, cv->strings[cv->hosts[cv->procs[0].host]]))
+		ps.offset_ns = 0; /* one host, one CLOCK_MONOTONIC */
+	cp->first_loc = cv->nlocs;
+	ps.ts = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.ts));
+	ps.heap = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.heap));
+	if (!ps.ts || !ps.heap) {
+		*failed = 1;
+		goto out;
+	}
+	ps.nts = p->nthreads;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct tstate *t = &ps.ts[i];
+		t->index = p->threads[i].index;
+		t->loc = SIZE_MAX;
+		rd_cursor_init(&t->cur, p, &p->threads[i], warn, wctx);
+	}
+	/* Prime every cursor (a small first read each), then merge. */
+	for (size_t i = 0; i < ps.nts; i++) {
+		struct tstate *t = &ps.ts[i];
+		t->rec = rd_cursor_next(&t->cur);
+		if (!t->rec) {
+			thread_done(&ps, t);
+			continue;
+		}
+		t->key = t->rec->ts;
+		ps.heap[ps.nheap++] = t;
+	}
+	for (size_t i = ps.nheap / 2; i-- > 0;)
+		heap_down(&ps, i);
+	uint64_t n = 0;
+	while (ps.nheap && !ps.failed) {
+		struct tstate *t = ps.heap[0];
+		handle(&ps, t, t->rec);
+		t->rec = rd_cursor_next(&t->cur);
+		if (t->rec) {
+			t->key = t->rec->ts;
+		} else {
+			thread_done(&ps, t);
+			ps.heap[0] = ps.heap[--ps.nheap];
+		}
+		heap_down(&ps, 0);
+		if ((++n & 0xfffff) == 0)
+			progress(cv, 0);
+	}
+	/* After an output error: release what is still open. */
+	for (size_t i = 0; i < ps.nheap; i++) {
+		rd_cursor_fini(&ps.heap[i]->cur);
+		free(ps.heap[i]->stack);
+	}
+	if (ps.failed)
+		*failed = 1;
+	/* A process without an end line died (killed, crashed): say so on its first thread. */
+	if (!p->ended && cp->nlocs && !*failed)
+		cv->ops->marker(cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
+				"the process ended without its end record (killed or crashed): "
+				"the trace holds everything up to its death");
+out:
+	free(ps.ts);
+	free(ps.heap);
+	free(ps.locks);
+}
+
+static uint32_t host_index(struct cv *cv, const char *host)
+{
+	uint32_t sid = cv_string(cv, host);
+	for (uint32_t i = 0; i < cv->nhosts; i++)
+		if (cv->hosts[i] == sid)
+			return i;
+	uint32_t *a = realloc(cv->hosts, (cv->nhosts + 1) * sizeof(*a));
+	if (!a)
+		return 0;
+	cv->hosts = a;
+	cv->hosts[cv->nhosts] = sid;
+	return cv->nhosts++;
+}
+
+static uint64_t file_size(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Which process created which: a fork's "parent" line, an exec'ed image's predecessor. */
+static void link_creators(struct cv *cv, struct rd_process *parents)
+{
+	for (size_t i = 0; i < cv->nprocs; i++) {
+		struct cv_process *c = &cv->procs[i];
+		c->creator = -1;
+		const char *dot = strrchr(c->dir_name, '.');
+		int gen = 0;
+		char pidstr[32];
+		snprintf(pidstr, sizeof(pidstr), ".%d", c->pid);
+		/* <host>.<pid>.<n>: the image exec'ed by <host>.<pid>[.<n-1>] */
+		if (dot && strcmp(dot, pidstr) && sscanf(dot + 1, "%d", &gen) == 1 && gen > 0) {
+			for (size_t j = 0; j < cv->nprocs; j++) {
+				if (j == i || cv->procs[j].pid != c->pid)
+					continue;
+				const char *d2 = strrchr(cv->procs[j].dir_name, '.');
+				int g2 = 0;
+				if (!strcmp(d2, pidstr))
+					g2 = 0;
+				else if (sscanf(d2 + 1, "%d", &g2) != 1)
+					continue;
+				if (g2 == gen - 1)
+					c->creator = (int)j;
+			}
+			continue;
+		}
+		if (parents[i].parent_pid > 0)
+			for (size_t j = 0; j < cv->nprocs; j++)
+				if (cv->procs[j].pid == parents[i].parent_pid) {
+					c->creator = (int)j; /* the last image of that pid */
+				}
+	}
+}
+
+int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx)
+{
+	int failed = 0;
+	uint32_t next_lock_id = 0;
+	cv->stats.first_ns = UINT64_MAX;
+	for (int i = 0; i < ndirs; i++)
+		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
+	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
+	struct rd_process *meta = calloc((size_t)ndirs, sizeof(*meta)); /* parents only */
+	if (!cv->procs || !meta) {
+		free(meta);
+		return -1;
+	}
+	for (int i = 0; i < ndirs && !failed; i++) {
+		struct rd_process p;
+		char err[PATH_MAX + 256];
+		if (rd_process_open(&p, dirs[i], warn, wctx, err, sizeof(err))) {
+			warn(wctx, err);
+			cv->stats.unreadable++;
+			continue;
+		}
+		uint32_t pidx = (uint32_t)cv->nprocs++;
+		struct cv_process *cp = &cv->procs[pidx];
+		cp->dir_name = strdup(p.name);
+		cp->pid = p.pid;
+		cp->ppid = p.ppid;
+		cp->host = host_index(cv, p.host[0] ? p.host : "localhost");
+		cp->ended = p.ended;
+		cp->real_minus_mono = p.syncs[0].real_ns - p.syncs[0].mono_ns;
+		meta[pidx].parent_pid = p.parent_pid;
+		const char *exe = p.nargs ? p.args[0] : p.exe;
+		const char *base = strrchr(exe, '/');
+		char name[PATH_MAX + 32];
+		snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
+		cp->name = cv_string(cv, name);
+		convert_process(cv, &p, pidx, &next_lock_id, warn, wctx, &failed);
+		if (p.errors)
+			cv->stats.damaged = 1;
+		if (p.truncated || !p.ended)
+			cv->stats.cut_processes++;
+		cv->stats.processes++;
+		rd_process_close(&p);
+	}
+	link_creators(cv, meta);
+	free(meta);
+	progress(cv, 1);
+	if (cv->stats.first_ns == UINT64_MAX)
+		cv->stats.first_ns = cv->stats.last_ns = 0;
+	if (failed)
+		return -1;
+	return cv->ops->finish(cv);
+}
+
+void cv_free(struct cv *cv)
+{
+	for (uint32_t i = 0; i < cv->nstrings; i++)
+		free(cv->strings[i]);
+	free(cv->strings);
+	strmap_free(cv->string_map);
+	strmap_free(cv->region_map);
+	strmap_free(cv->metric_map);
+	free(cv->regions);
+	free(cv->metrics);
+	free(cv->hosts);
+	for (size_t i = 0; i < cv->nprocs; i++)
+		free(cv->procs[i].dir_name);
+	free(cv->procs);
+	free(cv->locs);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * convert.h - the converter's core: it reads every process of a trace directory, merges
+ * each process's threads in time, gives the records their meaning (regions, thread
+ * create/begin/end/wait, locks, counters, markers, losses) and hands normalised events to
+ * an output backend through struct cv_ops.  Definitions (strings, regions, metrics,
+ * processes, locations) live in one registry with dense ids, in first-use order, which a
+ * backend writes after the events.
+ *
+ * Memory: the registry grows with definitions; per thread, a read window and a region
+ * stack while the thread is live in the merge; never with the number of events.
+ */
+#ifndef LIBTRACE_CONVERT_H
+#define LIBTRACE_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "symbols.h"
+
+enum cv_role { /* what a region is; backends map these to their own roles */
+	CV_ROLE_FUNCTION,
+	CV_ROLE_WRAPPER,
+	CV_ROLE_THREAD_CREATE,
+	CV_ROLE_THREAD_WAIT,
+	CV_ROLE_USER,
+};
+
+enum cv_paradigm {
+	CV_PARADIGM_USER,    /* annotations, start routines, main */
+	CV_PARADIGM_PTHREAD, /* pthread calls */
+	CV_PARADIGM_PROCESS, /* fork, exec, spawn, dlopen */
+};
+
+struct cv_region {
+	uint32_t name, canonical, file; /* string ids; file: CV_NO_STRING when unknown */
+	uint32_t line;
+	enum cv_role role;
+	enum cv_paradigm paradigm;
+};
+
+struct cv_metric {
+	uint32_t name; /* string id */
+	int is_double;
+};
+
+#define CV_NO_STRING 0xffffffffu
+
+struct cv_process {
+	char *dir_name;	  /* <host>.<pid>[.<n>] */
+	int pid, ppid;
+	uint32_t host;	  /* index into cv.hosts */
+	uint32_t name;	  /* string id: "<program> [<pid>]" */
+	int creator;	  /* index of the process that forked or exec'ed it, or -1 */
+	size_t first_loc; /* its locations: cv.locs[first_loc .. first_loc + nlocs) */
+	size_t nlocs;
+	int ended; /* the meta file says it ended normally */
+	uint64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at its start */
+};
+
+struct cv_loc {
+	uint64_t id;	   /* (thread index << 32) | process index */
+	uint32_t process;  /* index into cv.procs */
+	uint32_t index;	   /* thread index in its process */
+	uint32_t name;	   /* string id */
+	uint64_t nevents;  /* events written (the backend counts) */
+	void *out;	   /* the backend's per-location state */
+};
+
+struct cv_stats {
+	uint64_t records, events, lost, threads, processes, unclosed, anomalies;
+	uint64_t truncated;	/* threads whose records end in a file cut short */
+	uint64_t cut_processes; /* processes that died or whose files were cut short */
+	uint64_t first_ns, last_ns;
+	int damaged;   /* a problem was reported while reading */
+	int unreadable; /* a process directory could not be read at all */
+};
+
+struct cv;
+
+/* An output backend.  Times are ns on the trace's common timeline, never decreasing per
+ * location.  Returns of int functions: 0, or -1 on an output error (conversion stops). */
+struct cv_ops {
+	const char *name;
+	int (*location_begin)(struct cv *cv, struct cv_loc *l);
+	int (*location_end)(struct cv *cv, struct cv_loc *l);
+	void (*enter)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region);
+	/* closed: the converter closes a region the trace left open */
+	void (*leave)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed);
+	void (*thread_create)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
+	void (*thread_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq,
+			     uint32_t tid);
+	void (*thread_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
+	void (*thread_wait)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
+	void (*lock)(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint32_t lock,
+		     uint32_t order);
+	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric,
+		       uint64_t raw);
+	/* kind: CV_MARK_* ; text: what the marker says */
+	void (*marker)(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text);
+	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *p);
+	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);
+	int (*finish)(struct cv *cv); /* write definitions, close */
+};
+
+enum cv_mark { CV_MARK_USER, CV_MARK_LOST, CV_MARK_TRUNCATED, CV_MARK_CLOSED, CV_MARK_KINDS };
+
+struct cv_strmap;
+
+struct cv {
+	const struct cv_ops *ops;
+	void *out; /* the backend's state */
+	struct sym_table *syms;
+	int progress; /* draw a progress bar on stderr */
+	int verbose;
+
+	/* The registry. */
+	char **strings;
+	uint32_t nstrings, strings_cap;
+	struct cv_strmap *string_map;
+	struct cv_region *regions;
+	uint32_t nregions, regions_cap;
+	struct cv_strmap *region_map; /* key: kind:name */
+	struct cv_metric *metrics;
+	uint32_t nmetrics, metrics_cap;
+	struct cv_strmap *metric_map;
+	uint32_t *hosts; /* string ids */
+	uint32_t nhosts;
+	struct cv_process *procs;
+	size_t nprocs;
+	struct cv_loc *locs;
+	size_t nlocs, locs_cap;
+
+	struct cv_stats stats;
+	uint64_t total_bytes, done_bytes; /* for the progress bar */
+	int progress_shown;
+};
+
+/* Registry. */
+uint32_t cv_string(struct cv *cv, const char *text);
+
+/*
+ * Converts the trace directory: every process in dirs (from rd_trace_list).  Returns 0,
+ * or -1 when the output failed (the backend said why).  Reading problems are counted in
+ * cv->stats and printed through warn.
+ */
+int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx);
+void cv_free(struct cv *cv);
+
+extern const struct cv_ops cv_otf2_ops;
+/* Creates the OTF2 backend state writing archive "traces" in dir (which exists, empty). */
+int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen);
+
+#endif /* LIBTRACE_CONVERT_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * trace2otf2 - converts a libtrace trace directory into an OTF2 archive for Vampir.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert.h"
+
+const char *cv_otf2_error(struct cv *cv);
+void cv_otf2_free(struct cv *cv);
+
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_UNREADABLE = 2,
+	EXIT_DAMAGED = 3,
+	EXIT_OUTPUT = 4,
+};
+
+static const char usage[] =
+    "usage: trace2otf2 [options] TRACE_DIR\n"
+    "\n"
+    "Converts a libtrace trace directory (or one process directory <host>.<pid> in it)\n"
+    "into an OTF2 archive for Vampir: OUT/traces.otf2 and the files beside it.\n"
+    "\n"
+    "  -o, --output OUT     the archive directory to create (default: TRACE_DIR.otf2);\n"
+    "                       it must not exist yet\n"
+    "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
+    "      --progress       draw the progress bar even when stderr is not a terminal\n"
+    "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Code addresses (thread start routines) are named through each process's memory\n"
+    "map: function, and source file and line where debug information exists"
+#ifndef LIBTRACE_HAVE_BFD
+    " (this build\n"
+    "has no libbfd: names from ELF symbol tables only, no file and line)"
+#endif
+    ";\n"
+    "an address no symbol covers is named module+0xOFFSET.\n"
+    "\n"
+    "Exit status:\n"
+    "  0  converted; processes that were killed or whose files were cut short are\n"
+    "     converted up to their end, which a \"Truncated trace\" marker shows\n"
+    "  1  bad arguments\n"
+    "  2  nothing to convert: not a trace directory, unknown format version, no\n"
+    "     readable process (no archive is written)\n"
+    "  3  the trace is damaged: the archive holds every valid record; the problems are\n"
+    "     printed with file and offset\n"
+    "  4  the output could not be written (exists, not writable, disk full)\n";
+
+struct warnings {
+	unsigned shown, dropped;
+};
+
+#define WARN_MAX 30
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	struct warnings *w = ctx;
+	if (w->shown < WARN_MAX) {
+		w->shown++;
+		fprintf(stderr, "trace2otf2: %s\n", msg);
+	} else {
+		w->dropped++;
+	}
+}
+
+static int is_process_dir(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, LT_META_FILE);
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+	    {"progress", no_argument, NULL, 'P'},     {"debug-dir", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	};
+	const char *out = NULL, *debug_dir = "/usr/lib/debug";
+	int quiet = 0, progress = isatty(2), c;
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'P':
+			progress = 1;
+			break;
+		case 'D':
+			debug_dir = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	char in[PATH_MAX];
+	snprintf(in, sizeof(in), "%s", argv[optind]);
+	for (size_t n = strlen(in); n > 1 && in[n - 1] == '/'; n--)
+		in[n - 1] = '\0';
+
+	struct warnings w = {0};
+	char err[PATH_MAX + 256];
+	char **dirs = NULL;
+	int ndirs;
+	struct stat st;
+	if (stat(in, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "trace2otf2: %s: %s\n", in,
+			errno && stat(in, &st) != 0 ? strerror(errno) : "not a directory");
+		return EXIT_UNREADABLE;
+	}
+	if (is_process_dir(in)) {
+		dirs = malloc(sizeof(*dirs));
+		dirs[0] = strdup(in);
+		ndirs = 1;
+	} else if ((ndirs = rd_trace_list(in, &dirs, err, sizeof(err))) < 0) {
+		fprintf(stderr, "trace2otf2: %s\n", err);
+		return EXIT_UNREADABLE;
+	}
+
+	char outbuf[PATH_MAX + 8];
+	if (!out) {
+		snprintf(outbuf, sizeof(outbuf), "%s.otf2", in);
+		out = outbuf;
+	}
+	if (mkdir(out, 0777) != 0) {
+		if (errno == EEXIST)
+			fprintf(stderr,
+				"trace2otf2: %s: exists; remove it or name another directory with -o\n",
+				out);
+		else
+			fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", out,
+				strerror(errno));
+		return EXIT_OUTPUT;
+	}
+	if (access(out, W_OK) != 0) { /* root ignores the mode; others learn it here */
+		fprintf(stderr, "trace2otf2: %s: not writable\n", out);
+		return EXIT_OUTPUT;
+	}
+
+	struct cv cv = {0};
+	cv.ops = &cv_otf2_ops;
+	cv.progress = progress && !quiet;
+#ifdef LIBTRACE_HAVE_BFD
+	cv.syms = sym_table_new(&sym_bfd_ops, debug_dir);
+#else
+	cv.syms = sym_table_new(NULL, debug_dir);
+#endif
+	if (!cv.syms || cv_otf2_open(&cv, out, err, sizeof(err))) {
+		fprintf(stderr, "trace2otf2: %s\n", cv.syms ? err : "out of memory");
+		rmdir(out);
+		return EXIT_OUTPUT;
+	}
+	int rc = cv_convert(&cv, dirs, ndirs, warn_stderr, &w);
+	if (w.dropped)
+		fprintf(stderr, "trace2otf2: ... and %u more problems\n", w.dropped);
+	int status = EXIT_OK;
+	if (rc != 0) {
+		const char *why = cv_otf2_error(&cv);
+		fprintf(stderr, "trace2otf2: %s: writing the archive failed%s%s\n", out,
+			why ? ": " : "", why ? why : "");
+		status = EXIT_OUTPUT;
+	} else if (cv.stats.processes == 0) {
+		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
+		status = EXIT_UNREADABLE;
+	} else if (cv.stats.damaged || cv.stats.unreadable) {
+		status = EXIT_DAMAGED;
+	}
+	if (!quiet && rc == 0) {
+		double span = (double)(cv.stats.last_ns - cv.stats.first_ns) / 1e9;
+		fprintf(stderr,
+			"trace2otf2: %llu process%s, %llu thread%s, %llu events from %llu records, "
+			"%.6f s, written to %s/traces.otf2",
+			(unsigned long long)cv.stats.processes, cv.stats.processes == 1 ? "" : "es",
+			(unsigned long long)cv.stats.threads, cv.stats.threads == 1 ? "" : "s",
+			(unsigned long long)cv.stats.events, (unsigned long long)cv.stats.records,
+			span, out);
+		if (cv.stats.lost)
+			fprintf(stderr, "; %llu events were lost while tracing (see the markers)",
+				(unsigned long long)cv.stats.lost);
+		if (cv.stats.cut_processes)
+			fprintf(stderr, "; %llu process%s ended abruptly or left files cut short",
+				(unsigned long long)cv.stats.cut_processes,
+				cv.stats.cut_processes == 1 ? "" : "es");
+		if (cv.stats.unclosed)
+			fprintf(stderr, "; %llu regions left open were closed by the converter",
+				(unsigned long long)cv.stats.unclosed);
+		if (status == EXIT_DAMAGED)
+			fprintf(stderr, "; the trace is damaged: what was valid is converted");
+		fputs(".\n", stderr);
+	}
+	cv_otf2_free(&cv);
+	cv_free(&cv);
+	sym_table_free(cv.syms);
+	for (int i = 0; i < ndirs; i++)
+		free(dirs[i]);
+	free(dirs);
+	return status;
+}

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * otf2_out.c - the OTF2 backend, following what Score-P writes (DESIGN.md 4.1):
+ *
+ *   system tree "machine" -> one node per host -> one PROCESS location group per process
+ *   (created by the process that forked or exec'ed it), one CPU_THREAD location per thread
+ *   with id (thread << 32) | process; a thread contingent per process (a COMM_GROUP over the
+ *   COMM_LOCATIONS group of all threads) for ThreadCreate/Begin/End/Wait, the sequence
+ *   number being the created thread's index; ThreadAcquire/ReleaseLock for mutexes,
+ *   rwlocks and the mutex of condition waits; annotation counters as asynchronous metric
+ *   classes recorded on the thread's location; markers (annotations, losses, truncation,
+ *   regions closed by the converter) in the archive's marker file.
+ *
+ * Memory: OTF2 keeps a location's events in memory until its writer closes; the memory
+ * callbacks below refuse more than EVT_CHUNKS chunks per buffer, which makes OTF2 flush to
+ * disk, so a long thread costs EVT_CHUNKS x EVT_CHUNK bytes however many events it has.
+ * post_flush is NULL: otherwise every flush would insert a BufferFlush event.
+ */
+#define _GNU_SOURCE
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+#define EVT_CHUNK  (256u * 1024u) /* OTF2's minimum event chunk */
+#define DEF_CHUNK  (4u * 1024u * 1024u)
+#define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
+
+enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_COUNT };
+
+struct out {
+	OTF2_Archive *ar;
+	OTF2_MarkerWriter *markers;
+	OTF2_AttributeList *attrs;
+	int marker_defined[CV_MARK_KINDS];
+	OTF2_ErrorCode error; /* the first failure */
+	const char *error_what;
+};
+
+/* The chunks of one OTF2 buffer, for the memory callbacks. */
+struct chunks {
+	void **mem;
+	unsigned n, cap, limit;
+};
+
+static void *chunk_alloc(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			 uint64_t size)
+{
+	(void)ud;
+	(void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c) {
+		if (!(c = calloc(1, sizeof(*c))))
+			return NULL;
+		/* Definition and marker buffers are small and are never made to flush. */
+		c->limit = type == OTF2_FILETYPE_EVENTS ? EVT_CHUNKS : ~0u;
+		*per_buffer = c;
+	}
+	if (c->n == c->limit)
+		return NULL; /* OTF2 flushes this buffer, frees all, and asks again */
+	if (c->n == c->cap) {
+		unsigned cap = c->cap ? c->cap * 2 : 4;
+		void **a = realloc(c->mem, cap * sizeof(*a));
+		if (!a)
+			return NULL;
+		c->mem = a;
+		c->cap = cap;
+	}
+	void *m = malloc(size);
+	if (m)
+		c->mem[c->n++] = m;
+	return m;
+}
+
+static void chunk_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			   bool final)
+{
+	(void)ud;
+	(void)type;
+	(void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->n; i++)
+		free(c->mem[i]);
+	c->n = 0;
+	if (final) {
+		free(c->mem);
+		free(c);
+		*per_buffer = NULL;
+	}
+}
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *cb,
+				bool final)
+{
+	(void)ud;
+	(void)type;
+	(void)loc;
+	(void)cb;
+	(void)final;
+	return OTF2_FLUSH;
+}
+
+static void check(struct cv *cv, OTF2_ErrorCode rc, const char *what)
+{
+	struct out *o = cv->out;
+	if (rc != OTF2_SUCCESS && o->error == OTF2_SUCCESS) {
+		o->error = rc;
+		o->error_what = what;
+	}
+}
+
+int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
+{
+	struct out *o = calloc(1, sizeof(*o));
+	if (!o) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	o->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, EVT_CHUNK, DEF_CHUNK,
+				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (!o->ar) {
+		snprintf(err, errlen, "%s: OTF2 cannot create an archive there", dir);
+		free(o);
+		return -1;
+	}
+	static const OTF2_FlushCallbacks flush = {pre_flush, NULL};
+	static const OTF2_MemoryCallbacks memory = {chunk_alloc, chunk_free_all};
+	OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(o->ar, &flush, NULL);
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Archive_SetMemoryCallbacks(o->ar, &memory, NULL);
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Archive_SetCreator(o->ar, "libtrace trace2otf2");
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Archive_OpenEvtFiles(o->ar);
+	if (rc != OTF2_SUCCESS) {
+		snprintf(err, errlen, "%s/traces: %s", dir, OTF2_Error_GetDescription(rc));
+		OTF2_Archive_Close(o->ar);
+		free(o);
+		return -1;
+	}
+	o->attrs = OTF2_AttributeList_New();
+	cv->out = o;
+	return 0;
+}
+
+static int location_begin(struct cv *cv, struct cv_loc *l)
+{
+	struct out *o = cv->out;
+	if (l->out)
+		return 0;
+	l->out = OTF2_Archive_GetEvtWriter(o->ar, l->id);
+	if (!l->out) {
+		check(cv, OTF2_ERROR_INVALID_CALL, "opening an event writer");
+		return -1;
+	}
+	return 0;
+}
+
+static int location_end(struct cv *cv, struct cv_loc *l)
+{
+	struct out *o = cv->out;
+	OTF2_EvtWriter *w = l->out;
+	if (!w)
+		return 0;
+	uint64_t n = 0;
+	OTF2_EvtWriter_GetNumberOfEvents(w, &n);
+	l->nevents = n;
+	cv->stats.events += n;
+	check(cv, OTF2_Archive_CloseEvtWriter(o->ar, w), "closing an event writer");
+	l->out = NULL;
+	return o->error != OTF2_SUCCESS ? -1 : 0;
+}
+
+static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
+{
+	check(cv, OTF2_EvtWriter_Enter(l->out, NULL, t, region), "Enter");
+}
+
+static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
+{
+	struct out *o = cv->out;
+	OTF2_AttributeList *a = NULL;
+	if (closed && o->attrs &&
+	    OTF2_AttributeList_AddUint8(o->attrs, ATTR_CLOSED, 1) == OTF2_SUCCESS)
+		a = o->attrs;
+	check(cv, OTF2_EvtWriter_Leave(l->out, a, t, region), "Leave");
+}
+
+static void thread_create(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
+{
+	check(cv, OTF2_EvtWriter_ThreadCreate(l->out, NULL, t, l->process, seq), "ThreadCreate");
+}
+
+static void thread_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq, uint32_t tid)
+{
+	struct out *o = cv->out;
+	OTF2_AttributeList *a = NULL;
+	if (o->attrs && OTF2_AttributeList_AddUint64(o->attrs, ATTR_THREAD_ID, tid) == OTF2_SUCCESS)
+		a = o->attrs;
+	check(cv, OTF2_EvtWriter_ThreadBegin(l->out, a, t, l->process, seq), "ThreadBegin");
+}
+
+static void thread_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
+{
+	check(cv, OTF2_EvtWriter_ThreadEnd(l->out, NULL, t, l->process, seq), "ThreadEnd");
+}
+
+static void thread_wait(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
+{
+	check(cv, OTF2_EvtWriter_ThreadWait(l->out, NULL, t, l->process, seq), "ThreadWait");
+}
+
+static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint32_t id,
+		 uint32_t order)
+{
+	if (acquire)
+		check(cv, OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
+							   order),
+		      "ThreadAcquireLock");
+	else
+		check(cv, OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
+							   order),
+		      "ThreadReleaseLock");
+}
+
+static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
+{
+	OTF2_Type type = cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
+	OTF2_MetricValue v;
+	if (cv->metrics[m].is_double)
+		memcpy(&v.floating_point, &raw, sizeof(double));
+	else
+		v.signed_int = (int64_t)raw;
+	check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
+}
+
+static const struct {
+	const char *category;
+	OTF2_MarkerSeverity severity;
+} marker_kinds[CV_MARK_KINDS] = {
+    [CV_MARK_USER] = {"Annotation", OTF2_SEVERITY_NONE},
+    [CV_MARK_LOST] = {"Lost events", OTF2_SEVERITY_HIGH},
+    [CV_MARK_TRUNCATED] = {"Truncated trace", OTF2_SEVERITY_HIGH},
+    [CV_MARK_CLOSED] = {"Regions closed by the converter", OTF2_SEVERITY_MEDIUM},
+};
+
+static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
+{
+	struct out *o = cv->out;
+	if (!o->markers && !(o->markers = OTF2_Archive_GetMarkerWriter(o->ar))) {
+		check(cv, OTF2_ERROR_INVALID_CALL, "opening the marker writer");
+		return;
+	}
+	if (!o->marker_defined[kind]) {
+		check(cv,
+		      OTF2_MarkerWriter_WriteDefMarker(o->markers, (OTF2_MarkerRef)kind, "libtrace",
+						       marker_kinds[kind].category,
+						       marker_kinds[kind].severity),
+		      "DefMarker");
+		o->marker_defined[kind] = 1;
+	}
+	check(cv,
+	      OTF2_MarkerWriter_WriteMarker(o->markers, t, 0, (OTF2_MarkerRef)kind,
+					    OTF2_MARKER_SCOPE_LOCATION, l->id, text),
+	      "Marker");
+}
+
+static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *p)
+{
+	uint32_t n = p->nargs > 64 ? 64 : (uint32_t)p->nargs;
+	OTF2_StringRef args[64];
+	for (uint32_t i = 0; i < n; i++)
+		args[i] = cv_string(cv, p->args[i]);
+	uint32_t name = cv_string(cv, p->exe[0] ? p->exe : n ? p->args[0] : "?");
+	check(cv, OTF2_EvtWriter_ProgramBegin(l->out, NULL, t, name, n, args), "ProgramBegin");
+}
+
+static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
+{
+	check(cv, OTF2_EvtWriter_ProgramEnd(l->out, NULL, t, OTF2_UNDEFINED_INT64), "ProgramEnd");
+}
+
+static OTF2_RegionRole role(enum cv_role r)
+{
+	switch (r) {
+	case CV_ROLE_WRAPPER:
+		return OTF2_REGION_ROLE_WRAPPER;
+	case CV_ROLE_THREAD_CREATE:
+		return OTF2_REGION_ROLE_THREAD_CREATE;
+	case CV_ROLE_THREAD_WAIT:
+		return OTF2_REGION_ROLE_THREAD_WAIT;
+	case CV_ROLE_FUNCTION:
+	case CV_ROLE_USER:
+		break;
+	}
+	return OTF2_REGION_ROLE_FUNCTION;
+}
+
+static OTF2_Paradigm paradigm(enum cv_paradigm p)
+{
+	switch (p) {
+	case CV_PARADIGM_PTHREAD:
+		return OTF2_PARADIGM_PTHREAD;
+	case CV_PARADIGM_USER:
+		return OTF2_PARADIGM_USER;
+	case CV_PARADIGM_PROCESS:
+		break;
+	}
+	return OTF2_PARADIGM_NONE;
+}
+
+static OTF2_StringRef str_ref(uint32_t s)
+{
+	return s == CV_NO_STRING ? OTF2_UNDEFINED_STRING : s;
+}
+
+/* Global definitions, in the order Score-P writes them (dependencies first). */
+static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
+{
+	struct out *o = cv->out;
+	/* Every string a definition below needs, registered before the strings go out. */
+	uint32_t s_empty = cv_string(cv, ""), s_machine = cv_string(cv, "machine"),
+		 s_node = cv_string(cv, "node"), s_pthread = cv_string(cv, "POSIX threads"),
+		 s_group = cv_string(cv, "PTHREAD"), s_tid = cv_string(cv, "ThreadId"),
+		 s_tid_d = cv_string(cv, "the thread's operating system id"),
+		 s_closed = cv_string(cv, "libtrace:closed_by_converter"),
+		 s_closed_d = cv_string(cv, "the trace left this region open; the converter "
+					    "closed it at the location's last time stamp"),
+		 s_count = cv_string(cv, "#"), s_linux = cv_string(cv, "Linux");
+	uint32_t *s_comm = calloc(cv->nprocs ? cv->nprocs : 1, sizeof(*s_comm));
+	for (size_t i = 0; s_comm && i < cv->nprocs; i++) {
+		char name[400];
+		snprintf(name, sizeof(name), "pthreads of %s", cv->strings[cv->procs[i].name]);
+		s_comm[i] = cv_string(cv, name);
+	}
+	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
+	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
+				   : OTF2_UNDEFINED_TIMESTAMP;
+	check(cv, OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, cv->stats.first_ns, length,
+							    real),
+	      "ClockProperties");
+	for (uint32_t i = 0; i < cv->nstrings; i++)
+		check(cv, OTF2_GlobalDefWriter_WriteString(g, i, cv->strings[i]), "String");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_PTHREAD, s_pthread,
+						 OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT),
+	      "Paradigm");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_linux, s_machine,
+						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+	      "SystemTreeNode");
+	for (uint32_t h = 0; h < cv->nhosts; h++)
+		check(cv, OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + h, cv->hosts[h], s_node, 0),
+		      "SystemTreeNode");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE),
+	      "SystemTreeNodeDomain");
+	for (uint32_t h = 0; h < cv->nhosts; h++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(
+			  g, 1 + h, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY),
+		      "SystemTreeNodeDomain");
+	for (size_t i = 0; i < cv->nprocs; i++) {
+		const struct cv_process *p = &cv->procs[i];
+		OTF2_LocationGroupRef creator = p->creator >= 0 && (size_t)p->creator < i
+							? (OTF2_LocationGroupRef)p->creator
+							: OTF2_UNDEFINED_LOCATION_GROUP;
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteLocationGroup(g, (OTF2_LocationGroupRef)i, p->name,
+							      OTF2_LOCATION_GROUP_TYPE_PROCESS,
+							      1 + p->host, creator),
+		      "LocationGroup");
+	}
+	for (size_t i = 0; i < cv->nlocs; i++) {
+		const struct cv_loc *l = &cv->locs[i];
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name,
+							 OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents,
+							 l->process),
+		      "Location");
+	}
+	for (uint32_t i = 0; i < cv->nregions; i++) {
+		const struct cv_region *r = &cv->regions[i];
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->canonical, s_empty,
+						       role(r->role), paradigm(r->paradigm),
+						       OTF2_REGION_FLAG_NONE, str_ref(r->file),
+						       r->line, r->line),
+		      "Region");
+	}
+	/* Group 0: every thread of every process; group 1 + p: process p's, as ranks in 0. */
+	uint64_t *members = malloc((cv->nlocs ? cv->nlocs : 1) * sizeof(*members));
+	if (members) {
+		for (size_t i = 0; i < cv->nlocs; i++)
+			members[i] = cv->locs[i].id;
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteGroup(g, 0, s_group, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+						      OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
+						      (uint32_t)cv->nlocs, members),
+		      "Group");
+		for (size_t p = 0; p < cv->nprocs; p++) {
+			for (size_t k = 0; k < cv->procs[p].nlocs; k++)
+				members[k] = cv->procs[p].first_loc + k;
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteGroup(
+				  g, (OTF2_GroupRef)(1 + p), s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+				  OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
+				  (uint32_t)cv->procs[p].nlocs, members),
+			      "Group");
+		}
+		free(members);
+	} else {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
+	}
+	for (size_t p = 0; p < cv->nprocs; p++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteComm(g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty,
+						     (OTF2_GroupRef)(1 + p), OTF2_UNDEFINED_COMM,
+						     OTF2_COMM_FLAG_NONE),
+		      "Comm");
+	free(s_comm);
+	for (uint32_t m = 0; m < cv->nmetrics; m++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteMetricMember(
+			  g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
+			  OTF2_METRIC_ABSOLUTE_POINT,
+			  cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
+			  OTF2_BASE_DECIMAL, 0, s_count),
+		      "MetricMember");
+	for (uint32_t m = 0; m < cv->nmetrics; m++) {
+		OTF2_MetricMemberRef member = m;
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteMetricClass(g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+							    OTF2_RECORDER_KIND_ABSTRACT),
+		      "MetricClass");
+	}
+	check(cv, OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d, OTF2_TYPE_UINT64),
+	      "Attribute");
+	check(cv, OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d, OTF2_TYPE_UINT8),
+	      "Attribute");
+	(void)o;
+}
+
+static int finish(struct cv *cv)
+{
+	struct out *o = cv->out;
+	if (o->markers)
+		check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers), "closing the markers");
+	check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
+	check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
+	for (size_t i = 0; i < cv->nlocs; i++) {
+		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
+		if (d)
+			check(cv, OTF2_Archive_CloseDefWriter(o->ar, d), "closing a definition writer");
+	}
+	check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
+	OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);
+	if (g) {
+		write_definitions(cv, g);
+		check(cv, OTF2_Archive_CloseGlobalDefWriter(o->ar, g), "closing the definitions");
+	} else {
+		check(cv, OTF2_ERROR_INVALID_CALL, "opening the global definition writer");
+	}
+	check(cv, OTF2_Archive_Close(o->ar), "closing the archive");
+	if (o->attrs)
+		OTF2_AttributeList_Delete(o->attrs);
+	int rc = o->error == OTF2_SUCCESS ? 0 : -1;
+	return rc;
+}
+
+const char *cv_otf2_error(struct cv *cv)
+{
+	struct out *o = cv->out;
+	static char buf[256];
+	if (!o || o->error == OTF2_SUCCESS)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s: %s", o->error_what, OTF2_Error_GetDescription(o->error));
+	return buf;
+}
+
+void cv_otf2_free(struct cv *cv)
+{
+	free(cv->out);
+	cv->out = NULL;
+}
+
+const struct cv_ops cv_otf2_ops = {
+    .name = "otf2",
+    .location_begin = location_begin,
+    .location_end = location_end,
+    .enter = enter,
+    .leave = leave,
+    .thread_create = thread_create,
+    .thread_begin = thread_begin,
+    .thread_end = thread_end,
+    .thread_wait = thread_wait,
+    .lock = lock,
+    .metric = metric,
+    .marker = marker,
+    .program_begin = program_begin,
+    .program_end = program_end,
+    .finish = finish,
+};
