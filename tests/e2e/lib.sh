@@ -46,3 +46,32 @@ same_behaviour() {
 	diff -r "$WORK/plain" "$WORK/traced" >/dev/null || fail "$name: output files differ under the tracer"
 	echo "$name: same output, same files, exit status $s1"
 }
+
+# The converter and its independent checks (python3-otf2 imports with Debian's python3).
+CONVERT=$BUILD/trace2otf2
+OTF2CHECK="/usr/bin/python3 $SRC/tests/e2e/check_otf2.py"
+
+need_converter() {
+	[ -x "$CONVERT" ] || skip "trace2otf2 was not built (no OTF2: apt-get install libotf2-trace-dev)"
+	command -v otf2-print >/dev/null || skip "otf2-print missing (apt-get install otf2-tools)"
+	/usr/bin/python3 -c 'import otf2' 2>/dev/null || skip "python3-otf2 missing (apt-get install python3-otf2)"
+}
+
+# converted TRACE [ARCHIVE] [EXPECTATIONS...]: converts TRACE (exit status 0 required),
+# validates the archive with otf2-print -Werror and check_otf2.py with the expectations.
+converted() {
+	local trace=$1 archive=$2
+	shift 2
+	rm -rf "$archive"
+	"$CONVERT" -q "$trace" -o "$archive" || fail "trace2otf2 $trace: exit status $?"
+	otf2-print --silent -Werror "$archive/traces.otf2" >"$WORK/otf2-print.log" 2>&1 || {
+		head "$WORK/otf2-print.log" >&2
+		fail "otf2-print -Werror rejects $archive"
+	}
+	$OTF2CHECK "$archive/traces.otf2" "$@" >"$WORK/check.log" 2>&1 || {
+		tail -20 "$WORK/check.log" >&2
+		fail "check_otf2 $archive"
+	}
+	tail -1 "$WORK/check.log" | grep -q '^check_otf2: ok$' || fail "check_otf2 printed no verdict"
+	grep '^total:' "$WORK/check.log"
+}

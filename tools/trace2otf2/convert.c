@@ -161,8 +161,8 @@ static uint32_t fn_region(struct cv *cv, unsigned fn)
 	int proc = fn == LT_FN_fork || fn == LT_FN_execve || fn == LT_FN_posix_spawn ||
 		   fn == LT_FN_dlopen || fn == LT_FN_dlclose;
 	uint32_t sid = cv_string(cv, name);
-	struct cv_region r = {sid, sid, cv_string(cv, proc ? "PROCESS" : "PTHREAD"), 0, role,
-			      proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD};
+	struct cv_region r = {sid, sid,	 cv_string(cv, proc ? "PROCESS" : "PTHREAD"),
+			      0,   role, proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD};
 	return region(cv, 'C', name, &r);
 }
 
@@ -195,9 +195,12 @@ static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t 
 	} else {
 		snprintf(name, sizeof(name), "%s", s.function);
 	}
-	struct cv_region r = {cv_string(cv, name), cv_string(cv, s.symbol ? s.symbol : s.function),
-			      s.file ? cv_string(cv, s.file) : CV_NO_STRING, s.line,
-			      CV_ROLE_FUNCTION, CV_PARADIGM_USER};
+	struct cv_region r = {cv_string(cv, name),
+			      cv_string(cv, s.symbol ? s.symbol : s.function),
+			      s.file ? cv_string(cv, s.file) : CV_NO_STRING,
+			      s.line,
+			      CV_ROLE_FUNCTION,
+			      CV_PARADIGM_USER};
 	return region(cv, 'F', name, &r);
 }
 
@@ -287,7 +290,8 @@ static struct lockent *lock_get(struct pstate *ps, uint64_t addr)
 		for (size_t i = 0; i < ps->locks_cap; i++) {
 			if (!ps->locks[i].addr)
 				continue;
-			size_t j = (ps->locks[i].addr >> 4) * 0x9e3779b97f4a7c15ull >> 20 & (cap - 1);
+			size_t j =
+			    (ps->locks[i].addr >> 4) * 0x9e3779b97f4a7c15ull >> 20 & (cap - 1);
 			while (a[j].addr)
 				j = (j + 1) & (cap - 1);
 			a[j] = ps->locks[i];
@@ -337,6 +341,10 @@ static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
 	t->last_ns = v;
 	if (v > ps->last_ns)
 		ps->last_ns = v;
+	if (v < ps->cv->stats.first_ns)
+		ps->cv->stats.first_ns = v;
+	if (v > ps->cv->stats.last_ns)
+		ps->cv->stats.last_ns = v;
 	return v;
 }
 
@@ -362,8 +370,8 @@ static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
 	else
 		snprintf(name, sizeof(name), "Pthread thread %u", t->index);
 	struct cv_loc *l = &cv->locs[cv->nlocs];
-	*l = (struct cv_loc){(uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index,
-			     cv_string(cv, name), 0, NULL};
+	*l = (struct cv_loc){
+	    (uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index, cv_string(cv, name), 0, NULL};
 	t->loc = cv->nlocs++;
 	cv->procs[ps->pidx].nlocs++;
 	cv->stats.threads++;
@@ -396,7 +404,9 @@ static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t n
 {
 	while (t->depth > to) {
 		t->depth--;
-		int c = closed && t->stack[t->depth].fn != FN_MAIN;
+		int fn = t->stack[t->depth].fn;
+		/* main ends with the process; a successful execve never returns */
+		int c = closed && fn != FN_MAIN && fn != LT_FN_execve;
 		cv->ops->leave(cv, l, ns, t->stack[t->depth].region, c);
 		if (c)
 			cv->stats.unclosed++;
@@ -445,8 +455,7 @@ static int is_cond_wait(unsigned fn)
 	       fn == LT_FN_pthread_cond_clockwait;
 }
 
-static void lock_event(struct pstate *ps, struct cv_loc *l, uint64_t ns, int acquire,
-		       uint64_t addr)
+static void lock_event(struct pstate *ps, struct cv_loc *l, uint64_t ns, int acquire, uint64_t addr)
 {
 	struct lockent *e = addr ? lock_get(ps, addr) : NULL;
 	if (!e)
@@ -481,10 +490,6 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 	uint64_t ns = to_ns(ps, t, r->ts);
 	cv->stats.records++;
 	cv->done_bytes += r->words * 8u;
-	if (ns < cv->stats.first_ns)
-		cv->stats.first_ns = ns;
-	if (ns > cv->stats.last_ns)
-		cv->stats.last_ns = ns;
 	if (t->ended && r->type != LT_REC_LOST) {
 		cv->stats.anomalies++; /* nothing follows a thread's end */
 		return;
@@ -506,8 +511,8 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			push(t, code_region(cv, ps->p, start), FN_USER, 0, 0);
 		} else if (t->index == 0 && parent == LT_NO_THREAD) {
 			uint32_t sid = cv_string(cv, "main");
-			struct cv_region reg = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION,
-						CV_PARADIGM_USER};
+			struct cv_region reg = {
+			    sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER};
 			push(t, region(cv, 'F', "main", &reg), FN_MAIN, 0, 0);
 		} else {
 			break;
@@ -648,12 +653,15 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 					"short: what followed is missing");
 		}
 		if (!t->ended) {
-			uint32_t open = t->depth - (t->depth && t->stack[0].fn == FN_MAIN);
+			uint32_t open = 0;
+			for (uint32_t i = 0; i < t->depth; i++)
+				open += t->stack[i].fn != FN_MAIN && t->stack[i].fn != LT_FN_execve;
 			if (open) {
 				char text[128];
-				snprintf(text, sizeof(text),
-					 "%u regions left open by the trace, closed by the converter",
-					 open);
+				snprintf(
+				    text, sizeof(text),
+				    "%u regions left open by the trace, closed by the converter",
+				    open);
 				cv->ops->marker(cv, l, ns, CV_MARK_CLOSED, text);
 			}
 			unwind(cv, l, t, ns, 0, 1);

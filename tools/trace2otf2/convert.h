@@ -20,11 +20,11 @@
 #include "symbols.h"
 
 enum cv_role { /* what a region is; backends map these to their own roles */
-	CV_ROLE_FUNCTION,
-	CV_ROLE_WRAPPER,
-	CV_ROLE_THREAD_CREATE,
-	CV_ROLE_THREAD_WAIT,
-	CV_ROLE_USER,
+	       CV_ROLE_FUNCTION,
+	       CV_ROLE_WRAPPER,
+	       CV_ROLE_THREAD_CREATE,
+	       CV_ROLE_THREAD_WAIT,
+	       CV_ROLE_USER,
 };
 
 enum cv_paradigm {
@@ -48,24 +48,24 @@ struct cv_metric {
 #define CV_NO_STRING 0xffffffffu
 
 struct cv_process {
-	char *dir_name;	  /* <host>.<pid>[.<n>] */
+	char *dir_name; /* <host>.<pid>[.<n>] */
 	int pid, ppid;
 	uint32_t host;	  /* index into cv.hosts */
 	uint32_t name;	  /* string id: "<program> [<pid>]" */
 	int creator;	  /* index of the process that forked or exec'ed it, or -1 */
 	size_t first_loc; /* its locations: cv.locs[first_loc .. first_loc + nlocs) */
 	size_t nlocs;
-	int ended; /* the meta file says it ended normally */
+	int ended;		  /* the meta file says it ended normally */
 	uint64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at its start */
 };
 
 struct cv_loc {
-	uint64_t id;	   /* (thread index << 32) | process index */
-	uint32_t process;  /* index into cv.procs */
-	uint32_t index;	   /* thread index in its process */
-	uint32_t name;	   /* string id */
-	uint64_t nevents;  /* events written (the backend counts) */
-	void *out;	   /* the backend's per-location state */
+	uint64_t id;	  /* (thread index << 32) | process index */
+	uint32_t process; /* index into cv.procs */
+	uint32_t index;	  /* thread index in its process */
+	uint32_t name;	  /* string id */
+	uint64_t nevents; /* events written (the backend counts) */
+	void *out;	  /* the backend's per-location state */
 };
 
 struct cv_stats {
@@ -73,7 +73,7 @@ struct cv_stats {
 	uint64_t truncated;	/* threads whose records end in a file cut short */
 	uint64_t cut_processes; /* processes that died or whose files were cut short */
 	uint64_t first_ns, last_ns;
-	int damaged;   /* a problem was reported while reading */
+	int damaged;	/* a problem was reported while reading */
 	int unreadable; /* a process directory could not be read at all */
 };
 
@@ -95,11 +95,11 @@ struct cv_ops {
 	void (*thread_wait)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
 	void (*lock)(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint32_t lock,
 		     uint32_t order);
-	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric,
-		       uint64_t raw);
+	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);
 	/* kind: CV_MARK_* ; text: what the marker says */
 	void (*marker)(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text);
-	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *p);
+	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t,
+			      const struct rd_process *p);
 	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };

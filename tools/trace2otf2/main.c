@@ -148,9 +148,10 @@ int main(int argc, char **argv)
 	}
 	if (mkdir(out, 0777) != 0) {
 		if (errno == EEXIST)
-			fprintf(stderr,
-				"trace2otf2: %s: exists; remove it or name another directory with -o\n",
-				out);
+			fprintf(
+			    stderr,
+			    "trace2otf2: %s: exists; remove it or name another directory with -o\n",
+			    out);
 		else
 			fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", out,
 				strerror(errno));

@@ -100,7 +100,7 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef l
 	(void)type;
 	(void)loc;
 	(void)cb;
-	(void)final;
+	(void) final;
 	return OTF2_FLUSH;
 }
 
@@ -220,12 +220,14 @@ static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint3
 		 uint32_t order)
 {
 	if (acquire)
-		check(cv, OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
-							   order),
+		check(cv,
+		      OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
+						       order),
 		      "ThreadAcquireLock");
 	else
-		check(cv, OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
-							   order),
+		check(cv,
+		      OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
+						       order),
 		      "ThreadReleaseLock");
 }
 
@@ -342,8 +344,9 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
 	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
 				   : OTF2_UNDEFINED_TIMESTAMP;
-	check(cv, OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, cv->stats.first_ns, length,
-							    real),
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, cv->stats.first_ns, length,
+							real),
 	      "ClockProperties");
 	for (uint32_t i = 0; i < cv->nstrings; i++)
 		check(cv, OTF2_GlobalDefWriter_WriteString(g, i, cv->strings[i]), "String");
@@ -356,7 +359,8 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
 	      "SystemTreeNode");
 	for (uint32_t h = 0; h < cv->nhosts; h++)
-		check(cv, OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + h, cv->hosts[h], s_node, 0),
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + h, cv->hosts[h], s_node, 0),
 		      "SystemTreeNode");
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE),
@@ -369,8 +373,8 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	for (size_t i = 0; i < cv->nprocs; i++) {
 		const struct cv_process *p = &cv->procs[i];
 		OTF2_LocationGroupRef creator = p->creator >= 0 && (size_t)p->creator < i
-							? (OTF2_LocationGroupRef)p->creator
-							: OTF2_UNDEFINED_LOCATION_GROUP;
+						    ? (OTF2_LocationGroupRef)p->creator
+						    : OTF2_UNDEFINED_LOCATION_GROUP;
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteLocationGroup(g, (OTF2_LocationGroupRef)i, p->name,
 							      OTF2_LOCATION_GROUP_TYPE_PROCESS,
@@ -380,9 +384,8 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		const struct cv_loc *l = &cv->locs[i];
 		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name,
-							 OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents,
-							 l->process),
+		      OTF2_GlobalDefWriter_WriteLocation(
+			  g, l->id, l->name, OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, l->process),
 		      "Location");
 	}
 	for (uint32_t i = 0; i < cv->nregions; i++) {
@@ -420,9 +423,9 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	}
 	for (size_t p = 0; p < cv->nprocs; p++)
 		check(cv,
-		      OTF2_GlobalDefWriter_WriteComm(g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty,
-						     (OTF2_GroupRef)(1 + p), OTF2_UNDEFINED_COMM,
-						     OTF2_COMM_FLAG_NONE),
+		      OTF2_GlobalDefWriter_WriteComm(
+			  g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty, (OTF2_GroupRef)(1 + p),
+			  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
 		      "Comm");
 	free(s_comm);
 	for (uint32_t m = 0; m < cv->nmetrics; m++)
@@ -436,13 +439,17 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	for (uint32_t m = 0; m < cv->nmetrics; m++) {
 		OTF2_MetricMemberRef member = m;
 		check(cv,
-		      OTF2_GlobalDefWriter_WriteMetricClass(g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
-							    OTF2_RECORDER_KIND_ABSTRACT),
+		      OTF2_GlobalDefWriter_WriteMetricClass(
+			  g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT),
 		      "MetricClass");
 	}
-	check(cv, OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d, OTF2_TYPE_UINT64),
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d,
+						  OTF2_TYPE_UINT64),
 	      "Attribute");
-	check(cv, OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d, OTF2_TYPE_UINT8),
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d,
+						  OTF2_TYPE_UINT8),
 	      "Attribute");
 	(void)o;
 }
@@ -457,7 +464,8 @@ static int finish(struct cv *cv)
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
 		if (d)
-			check(cv, OTF2_Archive_CloseDefWriter(o->ar, d), "closing a definition writer");
+			check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
+			      "closing a definition writer");
 	}
 	check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
 	OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);

@@ -36,14 +36,14 @@ struct cached {
 
 struct module {
 	char *path;
-	char *base;		 /* file name without directories */
-	struct elf_file elf;	 /* the module itself */
-	struct elf_file dbg;	 /* its separate debug file, if any */
+	char *base;	     /* file name without directories */
+	struct elf_file elf; /* the module itself */
+	struct elf_file dbg; /* its separate debug file, if any */
 	char *dbg_path;
-	struct elf_sym *syms;	 /* functions, sorted by address */
+	struct elf_sym *syms; /* functions, sorted by address */
 	size_t nsyms;
-	void *lines;		 /* line backend handle */
-	struct cached *cache;	 /* open addressing on offset */
+	void *lines;	      /* line backend handle */
+	struct cached *cache; /* open addressing on offset */
 	size_t ncache, cache_cap;
 	struct module *next;
 };
@@ -256,17 +256,20 @@ static void find_debug_file(struct sym_table *t, struct module *m)
 		uint64_t at = 0;
 		while (p && at + sizeof(Elf64_Nhdr) <= sh[i].sh_size) {
 			const Elf64_Nhdr *nh = (const Elf64_Nhdr *)(p + at);
-			uint64_t name_at = at + sizeof(*nh), desc_at = name_at + ((nh->n_namesz + 3u) & ~3u);
+			uint64_t name_at = at + sizeof(*nh),
+				 desc_at = name_at + ((nh->n_namesz + 3u) & ~3u);
 			if (desc_at + nh->n_descsz > sh[i].sh_size)
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + name_at, "GNU", 4) && nh->n_descsz >= 2 && nh->n_descsz <= 64) {
+			    !memcmp(p + name_at, "GNU", 4) && nh->n_descsz >= 2 &&
+			    nh->n_descsz <= 64) {
 				const unsigned char *id = (const unsigned char *)p + desc_at;
 				char path[512];
-				int len = snprintf(path, sizeof(path), "%s/.build-id/%02x/", t->debug_root,
-						   id[0]);
+				int len = snprintf(path, sizeof(path), "%s/.build-id/%02x/",
+						   t->debug_root, id[0]);
 				for (unsigned k = 1; k < nh->n_descsz && len < 400; k++)
-					len += snprintf(path + len, sizeof(path) - len, "%02x", id[k]);
+					len +=
+					    snprintf(path + len, sizeof(path) - len, "%02x", id[k]);
 				snprintf(path + len, sizeof(path) - len, ".debug");
 				if (try_debug_file(m, path, 0, 0) == 0)
 					return;
@@ -336,7 +339,8 @@ struct sym_table *sym_table_new(const struct sym_line_ops *ops, const char *debu
 	if (!t)
 		return NULL;
 	t->ops = ops;
-	snprintf(t->debug_root, sizeof(t->debug_root), "%s", debug_root ? debug_root : "/usr/lib/debug");
+	snprintf(t->debug_root, sizeof(t->debug_root), "%s",
+		 debug_root ? debug_root : "/usr/lib/debug");
 	return t;
 }
 

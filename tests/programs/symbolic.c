@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * symbolic - start routines in every kind of module, for the symbol resolution tests:
+ * one in the executable (exe_work), one in a linked shared library (lib_work), one in a
+ * library loaded with dlopen mid-run (plug_work).  Each is a thread's start routine.
+ *
+ *   symbolic PLUGIN_PATH
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+void *lib_work(void *arg);
+
+static volatile long sink;
+
+static void *exe_work(void *arg)
+{
+	for (long i = 0; i < 1000; i++)
+		sink += i;
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PLUGIN_PATH\n", argv[0]);
+		return 2;
+	}
+	void *plugin = dlopen(argv[1], RTLD_NOW);
+	if (!plugin) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	void *(*plug_work)(void *) = (void *(*)(void *))dlsym(plugin, "plug_work");
+	void *(*routines[])(void *) = {exe_work, lib_work, plug_work};
+	for (int i = 0; i < 3; i++) {
+		pthread_t th;
+		if (!routines[i] || pthread_create(&th, NULL, routines[i], NULL)) {
+			fprintf(stderr, "thread %d failed\n", i);
+			return 1;
+		}
+		pthread_join(th, NULL);
+	}
+	dlclose(plugin);
+	printf("ok\n");
+	return 0;
+}
