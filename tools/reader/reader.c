@@ -399,14 +399,17 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	snprintf(p->dir, sizeof(p->dir), "%s", dir);
 	const char *base = strrchr(dir, '/');
 	snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : dir);
-	if (parse_meta(p, warn, ctx, err, errlen))
+	if (parse_meta(p, warn, ctx, err, errlen)) {
+		rd_process_close(p); /* what the meta file's good lines allocated */
 		return -1;
+	}
 	snprintf(p->events_path, sizeof(p->events_path), "%s/%s", dir, LT_EVENTS_FILE);
 	snprintf(p->ring_path, sizeof(p->ring_path), "%s/ring", dir);
 	p->events_fd = open(p->events_path, O_RDONLY | O_CLOEXEC);
 	p->ring_fd = open(p->ring_path, O_RDONLY | O_CLOEXEC);
 	if (p->events_fd < 0 && p->ring_fd < 0) {
 		snprintf(err, errlen, "%s: neither %s nor ring can be read", dir, LT_EVENTS_FILE);
+		rd_process_close(p);
 		return -1;
 	}
 	size_t cap = 0;
@@ -416,7 +419,8 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		warnf(warn, ctx, p, "%s: %s", p->events_path, strerror(errno));
 	if (p->ring_fd >= 0)
 		index_ring(p, &cap, warn, ctx);
-	qsort(p->chunks, p->nchunks, sizeof(*p->chunks), chunk_cmp);
+	if (p->nchunks) /* qsort(NULL, 0) is undefined (found by fuzzing) */
+		qsort(p->chunks, p->nchunks, sizeof(*p->chunks), chunk_cmp);
 	/* Keep one copy of each (thread, seq); group by thread. */
 	size_t out = 0;
 	for (size_t i = 0; i < p->nchunks; i++) {
@@ -460,7 +464,8 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		p->threads = a;
 		p->threads[p->nthreads++] = (struct rd_thread){p->lost[l].thread, 0, 0, 0};
 	}
-	qsort(p->threads, p->nthreads, sizeof(*p->threads), thread_cmp);
+	if (p->nthreads)
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), thread_cmp);
 	/* Gaps in a thread's sequence are damage: say so (the records around them stay). */
 	for (size_t t = 0; t < p->nthreads; t++) {
 		const struct rd_thread *th = &p->threads[t];
