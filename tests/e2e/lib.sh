@@ -57,13 +57,14 @@ need_converter() {
 	/usr/bin/python3 -c 'import otf2' 2>/dev/null || skip "python3-otf2 missing (apt-get install python3-otf2)"
 }
 
-# converted TRACE [ARCHIVE] [EXPECTATIONS...]: converts TRACE (exit status 0 required),
+# converted TRACE ARCHIVE [EXPECTATIONS...]: converts TRACE (exit status 0 required; options
+# in $CONVERT_OPTS),
 # validates the archive with otf2-print -Werror and check_otf2.py with the expectations.
 converted() {
 	local trace=$1 archive=$2
 	shift 2
 	rm -rf "$archive"
-	"$CONVERT" -q "$trace" -o "$archive" || fail "trace2otf2 $trace: exit status $?"
+	"$CONVERT" -q ${CONVERT_OPTS:-} "$trace" -o "$archive" || fail "trace2otf2 $trace: exit status $?"
 	otf2-print --silent -Werror "$archive/traces.otf2" >"$WORK/otf2-print.log" 2>&1 || {
 		head "$WORK/otf2-print.log" >&2
 		fail "otf2-print -Werror rejects $archive"

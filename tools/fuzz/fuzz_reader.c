@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 6)
 		return 0;
 	size_t meta = (size_t)data[0] | (size_t)data[1] << 8;
-	size_t ring = (size_t)data[2] | (size_t)data[3] << 8 | (size_t)data[4] << 16 |
-		      (size_t)data[5] << 24;
+	size_t ring =
+	    (size_t)data[2] | (size_t)data[3] << 8 | (size_t)data[4] << 16 | (size_t)data[5] << 24;
 	data += 6;
 	size -= 6;
 	if (meta > size)

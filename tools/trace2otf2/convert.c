@@ -187,6 +187,16 @@ static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t 
 		sym_resolve(cv->syms, map->path, addr - map->start + map->offset, &s);
 	else
 		sym_unmapped(cv->syms, addr, &s);
+	/* A PLT stub (a non-PIE executable's address of a library function): the function
+	 * itself, in whichever module of the process defines it. */
+	for (size_t i = 0; map && s.plt && i < p->nmaps; i++) {
+		uint64_t off;
+		if (strcmp(p->maps[i].path, map->path) &&
+		    sym_find(cv->syms, p->maps[i].path, s.plt, &off) == 0) {
+			sym_resolve(cv->syms, p->maps[i].path, off, &s);
+			break;
+		}
+	}
 	char name[2048];
 	if (s.file && s.line) {
 		const char *base = strrchr(s.file, '/');

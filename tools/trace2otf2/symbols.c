@@ -214,6 +214,62 @@ static const struct elf_sym *elf_find(const struct module *m, uint64_t vaddr)
 	return NULL;
 }
 
+/*
+ * A PLT stub: the canonical address of a library function whose address a non-PIC
+ * executable takes.  Slot i of .plt.sec (or i + 1 of .plt, after PLT0) jumps through the
+ * i-th .rela.plt relocation, whose symbol names the function.  Returns its name or NULL.
+ */
+static const char *elf_plt_name(const struct elf_file *f, uint64_t vaddr)
+{
+	const Elf64_Shdr *rela = elf_section(f, ".rela.plt");
+	if (!rela || rela->sh_entsize != sizeof(Elf64_Rela))
+		return NULL;
+	uint64_t index;
+	const Elf64_Shdr *sec = elf_section(f, ".plt.sec");
+	if (sec && vaddr >= sec->sh_addr && vaddr < sec->sh_addr + sec->sh_size) {
+		index = (vaddr - sec->sh_addr) / 16;
+	} else if ((sec = elf_section(f, ".plt")) && vaddr >= sec->sh_addr + 16 &&
+		   vaddr < sec->sh_addr + sec->sh_size) {
+		index = (vaddr - sec->sh_addr) / 16 - 1;
+	} else {
+		return NULL;
+	}
+	const Elf64_Rela *r =
+	    elf_at(f, rela->sh_offset + index * sizeof(Elf64_Rela), sizeof(Elf64_Rela));
+	size_t n;
+	const Elf64_Shdr *sh = elf_sections(f, &n);
+	if (!r || !sh || rela->sh_link >= n || (index + 1) * sizeof(Elf64_Rela) > rela->sh_size)
+		return NULL;
+	const Elf64_Shdr *symsec = &sh[rela->sh_link];
+	uint64_t si = ELF64_R_SYM(r->r_info);
+	if (symsec->sh_link >= n || (si + 1) * sizeof(Elf64_Sym) > symsec->sh_size)
+		return NULL;
+	const Elf64_Sym *sym = elf_at(f, symsec->sh_offset + si * sizeof(Elf64_Sym), sizeof(*sym));
+	const Elf64_Shdr *strsec = &sh[symsec->sh_link];
+	const char *strs = elf_at(f, strsec->sh_offset, strsec->sh_size);
+	if (!sym || !strs || sym->st_name >= strsec->sh_size ||
+	    strnlen(strs + sym->st_name, strsec->sh_size - sym->st_name) ==
+		strsec->sh_size - sym->st_name)
+		return NULL;
+	return strs + sym->st_name;
+}
+
+/* ELF virtual address -> file offset through the PT_LOAD segments; -1 if none holds it. */
+static int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *off)
+{
+	const Elf64_Ehdr *eh = f->eh;
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return -1;
+	const Elf64_Phdr *ph = elf_at(f, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));
+	for (size_t i = 0; ph && i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
+		    vaddr - ph[i].p_vaddr < ph[i].p_filesz) {
+			*off = ph[i].p_offset + (vaddr - ph[i].p_vaddr);
+			return 0;
+		}
+	return -1;
+}
+
 static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 {
 	static uint32_t table[256];
@@ -346,6 +402,7 @@ struct sym_table *sym_table_new(const struct sym_line_ops *ops, const char *debu
 
 static void result_free(struct sym_result *r)
 {
+	free((char *)r->plt);
 	free((char *)r->function);
 	free((char *)r->symbol);
 	free((char *)r->file);
@@ -443,7 +500,9 @@ int sym_resolve(struct sym_table *t, const char *path, uint64_t offset, struct s
 		r.file = strdup(file);
 		r.line = line;
 	}
-	const char *raw = s ? s->name : (r.file ? dwarf_fn : NULL);
+	if (!s && have_vaddr && (r.plt = elf_plt_name(&m->elf, vaddr)))
+		r.plt = strdup(r.plt);
+	const char *raw = s ? s->name : (r.file ? dwarf_fn : r.plt);
 	if (raw) {
 		r.symbol = strdup(raw);
 		char *d = t->ops && t->ops->demangle ? t->ops->demangle(raw) : NULL;
@@ -482,4 +541,15 @@ void sym_unmapped(struct sym_table *t, uint64_t addr, struct sym_result *out)
 	}
 	t->unmapped[t->nunmapped++] = (struct cached){addr, r, 1};
 	*out = r;
+}
+
+int sym_find(struct sym_table *t, const char *path, const char *name, uint64_t *offset)
+{
+	struct module *m = module_get(t, path);
+	if (!m || !m->elf.map)
+		return -1;
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (!strcmp(m->syms[i].name, name))
+			return elf_vaddr_to_offset(&m->elf, m->syms[i].addr, offset);
+	return -1;
 }

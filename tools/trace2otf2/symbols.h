@@ -23,6 +23,7 @@ struct sym_result {
 	const char *file;     /* source file, or NULL */
 	unsigned line;	      /* 0 when unknown */
 	const char *module;   /* path of the module, or NULL when no mapping holds the address */
+	const char *plt;      /* a PLT stub: the name of the function it jumps to, else NULL */
 };
 
 /*
@@ -49,6 +50,9 @@ void sym_table_free(struct sym_table *t);
 /* Resolves the code at file offset `offset` of module `path`.  Returns 0; out stays valid
  * as long as the table. */
 int sym_resolve(struct sym_table *t, const char *path, uint64_t offset, struct sym_result *out);
+
+/* The file offset in module `path` of the function `name`: 0, or -1 when it has none. */
+int sym_find(struct sym_table *t, const char *path, const char *name, uint64_t *offset);
 
 /* For an address outside every mapping: "[unknown]+0xADDR". */
 void sym_unmapped(struct sym_table *t, uint64_t addr, struct sym_result *out);
