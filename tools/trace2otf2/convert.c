@@ -719,6 +719,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	if (pidx > 0 && !strcmp(p->host, cv->strings[cv->hosts[cv->procs[0].host]]))
 		ps.offset_ns = 0; /* one host, one CLOCK_MONOTONIC */
 	cp->first_loc = cv->nlocs;
+	uint64_t truncated_before = cv->stats.truncated;
 	ps.ts = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.ts));
 	ps.heap = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.heap));
 	if (!ps.ts || !ps.heap) {
@@ -767,6 +768,19 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	}
 	if (ps.failed)
 		*failed = 1;
+	/* A process without records still gets its main thread, without events: a readable
+	 * archive says the process was there. */
+	if (cp->nlocs == 0 && !*failed) {
+		struct tstate t0 = {.index = 0, .loc = SIZE_MAX};
+		struct cv_loc *l = loc_of(&ps, &t0);
+		if (!l || cv->ops->location_end(cv, l))
+			*failed = 1;
+	}
+	/* Files cut short where no thread's records showed it (whole chunks missing). */
+	if (p->truncated && cv->stats.truncated == truncated_before && cp->nlocs && !*failed)
+		cv->ops->marker(
+		    cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
+		    "the process's trace files were cut short: what followed is missing");
 	/* A process without an end line died (killed, crashed): say so on its first thread. */
 	if (!p->ended && cp->nlocs && !*failed)
 		cv->ops->marker(cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,

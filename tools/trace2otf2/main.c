@@ -141,6 +141,27 @@ int main(int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 
+	/* Unreadable processes (no meta, another format version) are told now, and left out;
+	 * when none is readable, nothing is written. */
+	int readable = 0, unreadable = 0;
+	for (int i = 0; i < ndirs; i++) {
+		struct rd_process p;
+		if (rd_process_open(&p, dirs[i], NULL, NULL, err, sizeof(err)) == 0) {
+			rd_process_close(&p);
+			dirs[readable++] = dirs[i];
+		} else {
+			fprintf(stderr, "trace2otf2: %s\n", err);
+			free(dirs[i]);
+			unreadable++;
+		}
+	}
+	ndirs = readable;
+	if (readable == 0) {
+		fprintf(stderr, "trace2otf2: %s: no process of the trace can be read\n", in);
+		free(dirs);
+		return EXIT_UNREADABLE;
+	}
+
 	char outbuf[PATH_MAX + 8];
 	if (!out) {
 		snprintf(outbuf, sizeof(outbuf), "%s.otf2", in);
@@ -187,7 +208,7 @@ int main(int argc, char **argv)
 	} else if (cv.stats.processes == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
 		status = EXIT_UNREADABLE;
-	} else if (cv.stats.damaged || cv.stats.unreadable) {
+	} else if (cv.stats.damaged || cv.stats.unreadable || unreadable) {
 		status = EXIT_DAMAGED;
 	}
 	if (!quiet && rc == 0) {

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# trace2otf2 on damaged input.  A trace of a few hundred records, its events file cut at
+# every record boundary and in the middle of every record (what a killed process or a full
+# disk leaves): each converts with exit status 0, keeps exactly the records before the cut
+# (counted here by an independent parser of the format), writes an archive otf2-print
+# -Werror accepts, and marks the cut.  Then random bytes, a wrong version, missing metadata,
+# a directory that is not a trace, unwritable or existing outputs: each gets its documented
+# exit status and a message naming the file (and offset), and never a crash.
+. "$(dirname "$0")/lib.sh"
+need_converter
+
+traced "$WORK/t" "$TESTBIN/count_events" 1 100 >/dev/null || fail "count_events failed"
+proc=$(ls -d "$WORK"/t/*/)
+proc=${proc%/}
+name=$(basename "$proc")
+rm -f "$proc/ring" # after a normal exit the ring holds nothing; cut copies stand alone
+
+# Record boundaries of the events file, by a parser written from format.h alone.
+python3 - "$proc/events" >"$WORK/cuts" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"LIBTRACE", "not an events file"
+off, before = 4096, 0
+print("chunk", off, before)           # a cut at a chunk start: 'before' whole records
+while off + 64 <= len(data):
+    magic, hsize, thread, tid, seq, cap, used = struct.unpack_from("<IIIIQQQ", data, off)
+    assert magic == 0x4b43544c, "bad chunk at %d" % off
+    pos, end = off + hsize, off + hsize + used
+    while pos < end:
+        words = data[pos + 9]
+        print("mid", pos + 4, before)          # inside the record's time stamp
+        print("mid", pos + words * 8 - 1, before)  # its last byte missing
+        before += 1
+        pos += words * 8
+        print("cut" if pos < end else "chunk", pos, before)
+    off = end
+print("total", off, before)
+PY
+total=$(awk '$1 == "total" { print $3 }' "$WORK/cuts")
+[ "$total" -ge 200 ] || fail "the trace has only $total records; the test wants a few hundred"
+ncuts=0
+checked=0
+while read -r kind offset before; do
+	[ "$kind" = total ] && continue
+	rm -rf "$WORK/c" "$WORK/c.otf2"
+	mkdir -p "$WORK/c"
+	cp -a "$proc" "$WORK/c/"
+	truncate -s "$offset" "$WORK/c/$name/events"
+	"$CONVERT" "$WORK/c" -o "$WORK/c.otf2" >"$WORK/out" 2>"$WORK/err" ||
+		fail "cut at $offset ($kind): exit status $? ($(head -3 "$WORK/err"))"
+	grep -q "events from $before records" "$WORK/err" ||
+		fail "cut at $offset: expected $before records kept: $(tail -1 "$WORK/err")"
+	otf2-print --silent -Werror "$WORK/c.otf2/traces.otf2" >/dev/null 2>&1 ||
+		fail "cut at $offset: otf2-print -Werror rejects the archive"
+	if [ "$kind" != chunk ]; then
+		grep -q "c/$name/events:[0-9]*: chunk truncated" "$WORK/err" ||
+			fail "cut at $offset: no message naming the file and offset: $(head -2 "$WORK/err")"
+		otf2-marker "$WORK/c.otf2/traces.otf2" | grep -q 'Category: "Truncated trace"' ||
+			fail "cut at $offset: no truncation marker"
+	fi
+	if [ $((ncuts % 50)) = 0 ]; then # the full reader check on a sample
+		$OTF2CHECK "$WORK/c.otf2/traces.otf2" >"$WORK/check.log" 2>&1 || {
+			tail -5 "$WORK/check.log" >&2
+			fail "cut at $offset: check_otf2 failed"
+		}
+		checked=$((checked + 1))
+	fi
+	ncuts=$((ncuts + 1))
+done <"$WORK/cuts"
+echo "$ncuts cuts of a $total-record trace: each converted with exit 0, its records kept ($checked read back whole)"
+
+# expect STATUS PATTERN CMD...: CMD exits with STATUS and prints PATTERN on stderr.
+expect() {
+	local status=$1 pattern=$2
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	local got=$?
+	[ $got = "$status" ] || fail "$*: exit status $got, expected $status ($(head -2 "$WORK/err"))"
+	grep -q -- "$pattern" "$WORK/err" || fail "$*: no message matching '$pattern': $(head -3 "$WORK/err")"
+}
+fresh() { # fresh NAME: a copy of the trace at $WORK/NAME, no archive beside it
+	rm -rf "$WORK/$1" "$WORK/$1.otf2"
+	mkdir -p "$WORK/$1"
+	cp -a "$proc" "$WORK/$1/"
+}
+
+# Random bytes for the events file: damaged (3), an archive of what is left (nothing).
+fresh rnd
+head -c 20000 /dev/urandom >"$WORK/rnd/$name/events"
+expect 3 "rnd/$name/events:0: not a libtrace file" "$CONVERT" -q "$WORK/rnd"
+otf2-print --silent -Werror "$WORK/rnd.otf2/traces.otf2" || fail "random events: no valid archive"
+# Random bytes over one chunk's records in the middle: the other chunks survive.
+fresh mid
+size=$(stat -c %s "$WORK/mid/$name/events")
+dd if=/dev/urandom of="$WORK/mid/$name/events" bs=1 seek=4200 count=300 conv=notrunc 2>/dev/null
+"$CONVERT" -q "$WORK/mid" >"$WORK/out" 2>"$WORK/err"
+s=$?
+[ $s = 3 ] || fail "corrupted records: exit status $s, expected 3 ($(head -2 "$WORK/err"))"
+grep -q "mid/$name/events:[0-9]*: " "$WORK/err" || fail "corrupted records: no file:offset message"
+otf2-print --silent -Werror "$WORK/mid.otf2/traces.otf2" || fail "corrupted records: no valid archive"
+# Random bytes as the whole meta file, and a meta file of another major version.
+fresh meta
+head -c 3000 /dev/urandom >"$WORK/meta/$name/meta"
+expect 2 "meta/$name/meta: not a libtrace meta file" "$CONVERT" -q "$WORK/meta"
+[ ! -e "$WORK/meta.otf2/traces.otf2" ] || fail "an archive was written for an unreadable trace"
+fresh ver
+sed -i '1s/.*/libtrace-meta 9.0/' "$WORK/ver/$name/meta"
+expect 2 "ver/$name/meta: format version 9.0" "$CONVERT" -q "$WORK/ver"
+fresh ver2
+printf '\x09\x00' | dd of="$WORK/ver2/$name/events" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect 3 "ver2/$name/events:0: format version 9" "$CONVERT" -q "$WORK/ver2"
+# Missing metadata, a directory that is not a trace, no directory at all.
+fresh nometa
+rm "$WORK/nometa/$name/meta"
+expect 2 "not a libtrace trace directory" "$CONVERT" -q "$WORK/nometa"
+expect 2 "not a libtrace trace directory" "$CONVERT" -q -o "$WORK/etc.otf2" /etc
+expect 2 "No such file or directory" "$CONVERT" -q "$WORK/nothing-here"
+# Outputs that exist or cannot be created.
+fresh good
+mkdir "$WORK/taken"
+expect 4 "taken: exists" "$CONVERT" -q "$WORK/good" -o "$WORK/taken"
+touch "$WORK/afile"
+expect 4 "afile/x: cannot create it" "$CONVERT" -q "$WORK/good" -o "$WORK/afile/x"
+expect 1 "usage" "$CONVERT" --no-such-option "$WORK/good"
+echo ok
