@@ -47,7 +47,7 @@
 enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
 struct slot {
-	_Atomic int state;
+	int state;
 	uint32_t thread;
 	unsigned drain; /* next chunk to copy out; io_lock */
 };
@@ -57,14 +57,14 @@ static struct {
 	size_t reserved; /* bytes reserved at `base` */
 	uint64_t chunk_size, slot_size;
 	unsigned chunks, max_slots;
-	_Atomic unsigned nslots; /* slots mapped so far */
+	unsigned nslots; /* slots mapped so far */
 	struct slot *slots;
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed; /* the last write to events failed; io_lock */
 	/* the writer thread */
-	_Atomic uint32_t wake;
-	_Atomic int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
+	uint32_t wake;
+	int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
 	pthread_t writer;
 } R;
 
@@ -208,7 +208,7 @@ static int ring_grow(void)
 		       fd, off);
 	if (p == MAP_FAILED)
 		return -errno;
-	R.nslots = s + 1;
+	__atomic_store_n(&R.nslots, s + 1, __ATOMIC_RELEASE); /* the writer reads it unlocked */
 	return 0;
 }
 
@@ -242,17 +242,17 @@ int lt_buffer_attach(struct lt_thread *t)
 	t->data = t->pos = t->end = t->sink;
 	lt_lock(&R.slot_lock);
 	for (s = 0; s < R.nslots; s++)
-		if (R.slots[s].state == SLOT_FREE)
+		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			break;
 	if (s == R.nslots)
 		err = ring_grow();
 	if (!err) {
-		R.slots[s].state = SLOT_OWNED;
+		__atomic_store_n(&R.slots[s].state, SLOT_OWNED, __ATOMIC_RELAXED);
 		R.slots[s].thread = t->index;
 	}
 	lt_unlock(&R.slot_lock);
 	if (err) {
-		static _Atomic int warned;
+		static int warned;
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 			lt_warn("no ring for thread %u (%s): its events are counted as lost",
 				t->index, strerror(-err));

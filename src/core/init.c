@@ -24,7 +24,7 @@
 #include "config.h"
 #include "lt.h"
 
-_Atomic int lt_state;
+int lt_state;
 unsigned lt_active;
 unsigned long (*lt_getauxval)(unsigned long) = getauxval; /* replaced by a unit test */
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 struct lt_lock {
-	_Atomic uint32_t v; /* 0 free, 1 locked, 2 locked with waiters */
+	uint32_t v; /* 0 free, 1 locked, 2 locked with waiters */
 };
 
 #define LT_LOCK_INIT \
@@ -21,8 +21,7 @@ struct lt_lock {
 		0    \
 	}
 
-static inline long lt_futex(_Atomic uint32_t *addr, int op, uint32_t val,
-			    const struct timespec *timeout)
+static inline long lt_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *timeout)
 {
 	return syscall(SYS_futex, (uint32_t *)addr, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
 }

@@ -88,7 +88,7 @@ struct lt_thread {
 
 /* Global state. */
 extern LT_HIDDEN struct lt_config lt_cfg;
-extern LT_HIDDEN _Atomic int lt_state;
+extern LT_HIDDEN int lt_state;
 /* Modules recording now, plus LT_ACTIVE_INIT once init is over (whatever its outcome):
  * zero only before init. */
 extern LT_HIDDEN unsigned lt_active;

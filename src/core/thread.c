@@ -16,7 +16,7 @@
 __thread struct lt_thread *lt_self LT_TLS;
 __thread int lt_tls_guard LT_TLS;
 
-static _Atomic uint32_t next_index;
+static uint32_t next_index;
 static pthread_key_t end_key;
 static int end_key_ok;
 static struct lt_lock reg_lock = LT_LOCK_INIT;
