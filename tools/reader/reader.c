@@ -248,7 +248,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		snprintf(err, errlen, "%s: no clock reading (sync line)", path);
 		return -1;
 	}
-	if (p->clock_hz <= 0)
+	if (!(p->clock_hz > 0) || p->clock_hz > 1e12) /* NaN, absurd: nanoseconds */
 		p->clock_hz = 1e9;
 	return 0;
 }
@@ -334,7 +334,7 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 	}
 	if (off < size && off + sizeof(struct lt_chunk_header) > size)
 		cutf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
-		      p->events_path, (unsigned long long)off, (unsigned long long)(size - off));
+		     p->events_path, (unsigned long long)off, (unsigned long long)(size - off));
 }
 
 static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void *ctx)
@@ -434,10 +434,10 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		const struct rd_chunk *c = &p->chunks[i];
 		if (c->truncated_from)
 			cutf(warn, ctx, p,
-			      "%s:%llu: chunk truncated (%llu of %llu bytes) and not in the ring; "
-			      "keeping its whole records",
-			      p->events_path, (unsigned long long)c->off,
-			      (unsigned long long)c->used, (unsigned long long)c->truncated_from);
+			     "%s:%llu: chunk truncated (%llu of %llu bytes) and not in the ring; "
+			     "keeping its whole records",
+			     p->events_path, (unsigned long long)c->off,
+			     (unsigned long long)c->used, (unsigned long long)c->truncated_from);
 	}
 	for (size_t i = 0; i < p->nchunks; i++) {
 		if (i == 0 || p->chunks[i].thread != p->chunks[i - 1].thread) {
@@ -627,7 +627,10 @@ uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks)
 		rate = (double)(b->mono_ns - a->mono_ns) / (double)(b->ticks - a->ticks);
 	double d = ((double)ticks - (double)a->ticks) * rate;
 	double ns = (double)a->mono_ns + d;
-	return ns < 0 ? 0 : (uint64_t)ns;
+	/* Damaged clock data must not make the conversion undefined (found by fuzzing). */
+	if (!(ns > 0))
+		return 0;
+	return ns >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)ns;
 }
 
 void rd_process_close(struct rd_process *p)

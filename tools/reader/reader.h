@@ -59,7 +59,7 @@ struct rd_process {
 	double clock_hz;
 	struct rd_sync *syncs;
 	size_t nsyncs;
-	int ended; /* an "end" or "exec" line: the process ended normally */
+	int ended;	    /* an "end" or "exec" line: the process ended normally */
 	uint64_t end_ticks; /* and when */
 	struct rd_map *maps;
 	size_t nmaps;
@@ -120,7 +120,7 @@ struct rd_cursor {
 	char *buf;
 	size_t len, at;
 	int chunk_done;
-	int truncated; /* the thread's records end in a copy that was cut short */
+	int truncated;	  /* the thread's records end in a copy that was cut short */
 	size_t meta_lost; /* next p->lost entry to look at */
 	uint64_t last_ts;
 	struct {
