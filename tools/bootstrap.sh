@@ -24,7 +24,7 @@ esac
 # Build and test dependencies, all from Debian's archive.
 packages=(build-essential cmake pkg-config python3 binutils
 	libotf2-trace-dev otf2-tools python3-otf2 libpapi-dev libnuma-dev binutils-dev libunwind-dev
-	pigz xz-utils sysbench strace clang-format)
+	pigz xz-utils sysbench strace clang-format clang)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -61,12 +61,18 @@ if [ "$mode" = demo ]; then
 	exit 0
 fi
 
-# test: the unit tests under ASan+UBSan, the buffer stress test under TSan, then the whole
-# suite with warnings as errors (last, so that its summary closes the output).
+# test: the unit tests and the converter's damaged-input suite under ASan+UBSan, the reader
+# fuzzed for 60 s, the buffer stress test under TSan, then the whole suite with warnings as
+# errors (last, so that its summary closes the output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure trace-dump
+cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure trace-dump \
+	fuzz_reader_replay trace2otf2 trace trace-annotate count_events
 (cd build-asan && ctest --output-on-failure -L unit)
+# The converter under ASan+UBSan on the damaged-input suite (the traced program is not).
+(cd build-asan && ctest --output-on-failure -R 'e2e\.convert-damaged')
+# The reader's fuzz target for a minute (tools/fuzz/run.sh; clang and libFuzzer).
+bash tools/fuzz/run.sh 60 build-fuzz 2>&1 | tail -12
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=thread -DLIBTRACE_BENCH=OFF >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_buffer

@@ -126,6 +126,15 @@ static void define_string(struct rd_process *p, uint32_t id, const char *text)
 		p->strings[id] = strdup(text);
 }
 
+/* The tick rate: from the first and last clock readings, else the estimate at start. */
+static void clock_fit(struct rd_process *p)
+{
+	const struct rd_sync *a = &p->syncs[0], *b = &p->syncs[p->nsyncs - 1];
+	p->ns_per_tick = 1e9 / p->clock_hz;
+	if (p->nsyncs > 1 && b->ticks > a->ticks && b->mono_ns > a->mono_ns)
+		p->ns_per_tick = (double)(b->mono_ns - a->mono_ns) / (double)(b->ticks - a->ticks);
+}
+
 static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 16];
@@ -250,6 +259,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 	}
 	if (!(p->clock_hz > 0) || p->clock_hz > 1e12) /* NaN, absurd: nanoseconds */
 		p->clock_hz = 1e9;
+	clock_fit(p);
 	return 0;
 }
 
@@ -621,12 +631,10 @@ int rd_thread_records(struct rd_process *p, const struct rd_thread *th, rd_recor
 
 uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks)
 {
-	const struct rd_sync *a = &p->syncs[0], *b = &p->syncs[p->nsyncs - 1];
-	double rate = 1e9 / p->clock_hz;
-	if (p->nsyncs > 1 && b->ticks > a->ticks && b->mono_ns > a->mono_ns)
-		rate = (double)(b->mono_ns - a->mono_ns) / (double)(b->ticks - a->ticks);
-	double d = ((double)ticks - (double)a->ticks) * rate;
-	double ns = (double)a->mono_ns + d;
+	const struct rd_sync *a = &p->syncs[0];
+	/* Signed differences convert to double in one instruction; unsigned ones do not. */
+	double ns =
+	    (double)(int64_t)a->mono_ns + (double)(int64_t)(ticks - a->ticks) * p->ns_per_tick;
 	/* Damaged clock data must not make the conversion undefined (found by fuzzing). */
 	if (!(ns > 0))
 		return 0;

@@ -57,6 +57,7 @@ struct rd_process {
 	size_t nargs;
 	int clock_tsc;
 	double clock_hz;
+	double ns_per_tick; /* fitted to the clock readings */
 	struct rd_sync *syncs;
 	size_t nsyncs;
 	int ended;	    /* an "end" or "exec" line: the process ended normally */

@@ -151,6 +151,8 @@ static uint32_t region(struct cv *cv, char kind, const char *name, const struct 
 
 static uint32_t fn_region(struct cv *cv, unsigned fn)
 {
+	if (cv->fn_regions[fn])
+		return cv->fn_regions[fn] - 1;
 	const char *name = rd_fn_name(fn);
 	enum cv_role role = CV_ROLE_WRAPPER;
 	if (fn == LT_FN_pthread_create)
@@ -163,7 +165,9 @@ static uint32_t fn_region(struct cv *cv, unsigned fn)
 	uint32_t sid = cv_string(cv, name);
 	struct cv_region r = {sid, sid,	 cv_string(cv, proc ? "PROCESS" : "PTHREAD"),
 			      0,   role, proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD};
-	return region(cv, 'C', name, &r);
+	uint32_t id = region(cv, 'C', name, &r);
+	cv->fn_regions[fn] = id + 1;
+	return id;
 }
 
 static uint32_t user_region(struct cv *cv, const char *name)
@@ -272,6 +276,7 @@ struct pstate {
 	struct lockent *locks; /* open addressing on addr */
 	size_t nlocks, locks_cap;
 	uint32_t *next_lock_id;
+	uint32_t *user_regions; /* process string id -> user region id + 1 (0: not yet) */
 	int failed;
 };
 
@@ -604,14 +609,21 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 	}
 	case LT_REC_REGION_ENTER:
 	case LT_REC_REGION_LEAVE: {
-		const char *name = rd_string(ps->p, r->arg);
-		char unknown[64];
-		if (!name) {
-			snprintf(unknown, sizeof(unknown), "string %u (undefined)", r->arg);
-			name = unknown;
-			cv->stats.anomalies++;
+		uint32_t reg;
+		if (r->arg < ps->p->nstrings && ps->user_regions[r->arg]) {
+			reg = ps->user_regions[r->arg] - 1;
+		} else {
+			const char *name = rd_string(ps->p, r->arg);
+			char unknown[64];
+			if (!name) {
+				snprintf(unknown, sizeof(unknown), "string %u (undefined)", r->arg);
+				name = unknown;
+				cv->stats.anomalies++;
+			}
+			reg = user_region(cv, name);
+			if (r->arg < ps->p->nstrings)
+				ps->user_regions[r->arg] = reg + 1;
 		}
-		uint32_t reg = user_region(cv, name);
 		if (r->type == LT_REC_REGION_ENTER) {
 			o->enter(cv, l, ns, reg);
 			push(t, reg, FN_USER, 0, 0);
@@ -720,9 +732,10 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		ps.offset_ns = 0; /* one host, one CLOCK_MONOTONIC */
 	cp->first_loc = cv->nlocs;
 	uint64_t truncated_before = cv->stats.truncated;
+	ps.user_regions = calloc(p->nstrings + 1, sizeof(*ps.user_regions));
 	ps.ts = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.ts));
 	ps.heap = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.heap));
-	if (!ps.ts || !ps.heap) {
+	if (!ps.ts || !ps.heap || !ps.user_regions) {
 		*failed = 1;
 		goto out;
 	}
@@ -787,6 +800,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 				"the process ended without its end record (killed or crashed): "
 				"the trace holds everything up to its death");
 out:
+	free(ps.user_regions);
 	free(ps.ts);
 	free(ps.heap);
 	free(ps.locks);

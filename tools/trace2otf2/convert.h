@@ -121,7 +121,8 @@ struct cv {
 	struct cv_strmap *string_map;
 	struct cv_region *regions;
 	uint32_t nregions, regions_cap;
-	struct cv_strmap *region_map; /* key: kind:name */
+	struct cv_strmap *region_map;	/* key: kind:name */
+	uint32_t fn_regions[LT_FN_MAX]; /* region id + 1 of each intercepted function */
 	struct cv_metric *metrics;
 	uint32_t nmetrics, metrics_cap;
 	struct cv_strmap *metric_map;

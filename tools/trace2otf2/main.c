@@ -74,6 +74,13 @@ static void warn_stderr(void *ctx, const char *msg)
 	}
 }
 
+static void free_list(char **dirs, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
 static int is_process_dir(const char *dir)
 {
 	char path[PATH_MAX + 16];
@@ -176,10 +183,12 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", out,
 				strerror(errno));
+		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
 	if (access(out, W_OK) != 0) { /* root ignores the mode; others learn it here */
 		fprintf(stderr, "trace2otf2: %s: not writable\n", out);
+		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
 
@@ -194,6 +203,8 @@ int main(int argc, char **argv)
 	if (!cv.syms || cv_otf2_open(&cv, out, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", cv.syms ? err : "out of memory");
 		rmdir(out);
+		sym_table_free(cv.syms);
+		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
 	int rc = cv_convert(&cv, dirs, ndirs, warn_stderr, &w);
@@ -237,8 +248,6 @@ int main(int argc, char **argv)
 	cv_otf2_free(&cv);
 	cv_free(&cv);
 	sym_table_free(cv.syms);
-	for (int i = 0; i < ndirs; i++)
-		free(dirs[i]);
-	free(dirs);
+	free_list(dirs, ndirs);
 	return status;
 }
