@@ -3,7 +3,8 @@
 # tools/bootstrap.sh - from a fresh Debian 12 machine to a working libtrace, in one command.
 #
 #   tools/bootstrap.sh demo   install what is needed, build, trace examples/pthread_pipeline,
-#                             print the trace's first records and where everything is
+#                             print its first records, convert it to OTF2 and say where
+#                             everything is
 #   tools/bootstrap.sh test   install what is needed, build with -Werror, run the whole test
 #                             suite, then the unit tests again under ASan+UBSan and the
 #                             buffer stress test under TSan
@@ -56,8 +57,16 @@ if [ "$mode" = demo ]; then
 	echo "bootstrap: records by type:"
 	build/trace-dump "$out" | awk '{print $4}' | sort | uniq -c | sort -rn
 	echo
+	rm -rf "$out.otf2"
+	echo "bootstrap: converting for Vampir: build/trace2otf2 $out"
+	build/trace2otf2 "$out"
+	echo "bootstrap: the archive's threads and regions (otf2-print -G):"
+	otf2-print -G "$out.otf2/traces.otf2" | grep -E '^(LOCATION|REGION) ' | cut -c1-110
+	otf2-print --silent -Werror "$out.otf2/traces.otf2" >/dev/null && echo "bootstrap: otf2-print -Werror accepts it"
+	echo
 	echo "bootstrap: done. Library: build/libtrace.so, launcher: build/trace-run,"
-	echo "           reader: build/trace-dump, trace: $out"
+	echo "           converter: build/trace2otf2, reader: build/trace-dump,"
+	echo "           trace: $out, OTF2 archive for Vampir: $out.otf2/traces.otf2"
 	exit 0
 fi
 

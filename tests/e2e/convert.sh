@@ -46,6 +46,17 @@ n=$(ls -d "$WORK"/procs.trace/*/ | wc -l)
 [ "$n" -ge 3 ] || fail "procs: only $n process directories"
 converted "$WORK/procs.trace" "$WORK/procs.otf2" --processes "$n"
 
+# Losses: a thread that got no ring has its lost events counted in the meta file (the drop
+# policy counts them in chunk headers; both reach the converter as LOST records).  Added by
+# hand here, as a full disk would have: the archive shows them as a marker, the summary too.
+cp -a "$WORK/count.trace" "$WORK/lost.trace"
+echo "lost 1 3 12345" >>"$(ls -d "$WORK"/lost.trace/*/)meta"
+converted "$WORK/lost.trace" "$WORK/lost.otf2" --locations $threads --markers 'Lost events=1'
+otf2-marker "$WORK/lost.otf2/traces.otf2" | grep -q '12345 events lost: the thread got no buffer' ||
+	fail "the loss is not in the marker's text"
+"$CONVERT" "$WORK/lost.trace" -o "$WORK/lost2.otf2" 2>&1 | grep -q '12345 events were lost' ||
+	fail "the summary does not tell the loss"
+
 # A killed process: converted up to its death, with a truncation marker; the regions its
 # threads had open (two start routines, main's pthread_join) are closed by the converter
 # and marked.

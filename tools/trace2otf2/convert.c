@@ -218,6 +218,22 @@ static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t 
 	return region(cv, 'F', name, &r);
 }
 
+/* The main thread's outermost region: the executable's main, with file and line where the
+ * executable has them; plain "main" where it is stripped. */
+static uint32_t main_region(struct cv *cv, const struct rd_process *p)
+{
+	uint64_t off;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rd_map *m = &p->maps[i];
+		if (!strcmp(m->path, p->exe) && sym_find(cv->syms, m->path, "main", &off) == 0 &&
+		    off >= m->offset && off - m->offset < m->end - m->start)
+			return code_region(cv, p, m->start + (off - m->offset));
+	}
+	uint32_t sid = cv_string(cv, "main");
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER};
+	return region(cv, 'F', "main", &r);
+}
+
 static uint32_t metric(struct cv *cv, const char *name, int is_double)
 {
 	char key[1100];
@@ -525,10 +541,7 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		if (start) {
 			push(t, code_region(cv, ps->p, start), FN_USER, 0, 0);
 		} else if (t->index == 0 && parent == LT_NO_THREAD) {
-			uint32_t sid = cv_string(cv, "main");
-			struct cv_region reg = {
-			    sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER};
-			push(t, region(cv, 'F', "main", &reg), FN_MAIN, 0, 0);
+			push(t, main_region(cv, ps->p), FN_MAIN, 0, 0);
 		} else {
 			break;
 		}
