@@ -84,8 +84,29 @@
 	WRAP(name, version, params, args, lt_call_enter2(t, LT_FN_##name, c, m), \
 	     lt_call_leave(t, LT_FN_##name, ret))
 
-WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
+
+/*
+ * pthread_mutex_lock tries the lock first: what glibc's lock does first too (a
+ * compare-and-swap), so the program sees the same thing, and an acquisition that did not
+ * wait is one CALL record instead of an enter and a leave.  Only EBUSY (held by someone,
+ * or by the caller of an error-checking mutex, which lock reports as EDEADLK) goes on to
+ * the real lock between CALL_ENTER and CALL_LEAVE; every other result (0, a robust
+ * mutex's EOWNERDEAD, EINVAL, EAGAIN) is the one lock would have returned.
+ */
+#define MUTEX_TRY_FIRST(m)                                                      \
+	do {                                                                    \
+		RESOLVE(pthread_mutex_trylock, NULL);                           \
+		int tried = real_pthread_mutex_trylock(m);                      \
+		if (tried != EBUSY) {                                           \
+			lt_call_instant(t, LT_FN_pthread_mutex_lock, m, tried); \
+			lt_finish(t);                                           \
+			return tried;                                           \
+		}                                                               \
+		lt_call_enter(t, LT_FN_pthread_mutex_lock, m);                  \
+	} while (0)
+WRAP(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), MUTEX_TRY_FIRST(m),
+     lt_call_leave(t, LT_FN_pthread_mutex_lock, ret))
 WRAP_OBJ(pthread_mutex_timedlock, NULL,
 	 (pthread_mutex_t *restrict m, const struct timespec *restrict ts), (m, ts), m)
 WRAP_OBJ(pthread_mutex_clocklock, NULL,
