@@ -22,6 +22,7 @@ Expectations:
     --outer-has REGEX      at least one thread's first region matches REGEX
     --no-outer REGEX       no region name matches REGEX (e.g. a bare address)
     --markers CATEGORY=N   markers of that category in the marker file (N may be '+')
+    --location-name REGEX  a thread location's name matches REGEX
 Prints a summary per location; exits 1 with the reasons when anything fails.
 """
 import collections
@@ -177,6 +178,9 @@ def main(argv):
             bad = [n for n in region_names if re.fullmatch(val, n)]
             if bad:
                 errors.append("regions named %s match %r" % (bad, val))
+        elif opt == "--location-name":
+            if not any(re.fullmatch(val, l.name) for l in locations):
+                errors.append("no location named like %r (have %s)" % (val, [l.name for l in locations]))
         elif opt == "--markers":
             k, n = val.rsplit("=", 1)
             if (n == "+" and mcount[k] == 0) or (n != "+" and mcount[k] != int(n)):

@@ -17,7 +17,8 @@ for prog in symbolic symbolic_nopie; do
 		--outer-has 'exe_work @symbolic\.c:[0-9]+' \
 		--outer-has 'lib_work @symlib\.c:[0-9]+' \
 		--outer-has 'plug_work @symplug\.c:[0-9]+' \
-		--outer '(exe|lib|plug)_work @sym(bolic|lib|plug)\.c:[0-9]+'
+		--outer '(exe|lib|plug)_work @sym(bolic|lib|plug)\.c:[0-9]+' \
+		--location-name 'exe-worker \(thread 1\)'
 done
 # The line is exe_work's own (its first line of code: with -O2 the loop's): between its
 # opening line and its closing brace in the source.

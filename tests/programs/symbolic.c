@@ -6,6 +6,7 @@
  *
  *   symbolic PLUGIN_PATH
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "thread %d failed\n", i);
 			return 1;
 		}
+		if (i == 0)
+			pthread_setname_np(th, "exe-worker"); /* named by its creator */
 		pthread_join(th, NULL);
 	}
 	dlclose(plugin);

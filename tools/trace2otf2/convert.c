@@ -271,7 +271,8 @@ struct tstate {
 	struct frame *stack;
 	uint32_t depth, cap;
 	uint32_t index;
-	int began, ended, created, is_main, program;
+	int began, ended, created, program;
+	uint32_t name; /* string id + 1 of a name given before the thread's first record */
 };
 
 struct lockent {
@@ -401,8 +402,8 @@ static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
 	else
 		snprintf(name, sizeof(name), "Pthread thread %u", t->index);
 	struct cv_loc *l = &cv->locs[cv->nlocs];
-	*l = (struct cv_loc){
-	    (uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index, cv_string(cv, name), 0, NULL};
+	uint32_t sid = t->name ? t->name - 1 : cv_string(cv, name);
+	*l = (struct cv_loc){(uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index, sid, 0, NULL};
 	t->loc = cv->nlocs++;
 	cv->procs[ps->pidx].nlocs++;
 	cv->stats.threads++;
@@ -572,10 +573,12 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 	case LT_REC_THREAD_NAME: {
 		const char *name = rd_string(ps->p, r->arg);
 		struct tstate *named = np >= 1 ? thread_by_index(ps, (uint32_t)pl[0]) : NULL;
-		if (name && named && named->loc != SIZE_MAX) {
+		if (name && named) {
 			char buf[400];
 			snprintf(buf, sizeof(buf), "%s (thread %u)", name, named->index);
-			cv->locs[named->loc].name = cv_string(cv, buf);
+			named->name = cv_string(cv, buf) + 1;
+			if (named->loc != SIZE_MAX) /* else: its location takes it when it begins */
+				cv->locs[named->loc].name = named->name - 1;
 		}
 		break;
 	}
