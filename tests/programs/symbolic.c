@@ -9,14 +9,18 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 
 void *lib_work(void *arg);
 
 static volatile long sink;
+static int named; /* exe_work runs until main has named it */
 
 static void *exe_work(void *arg)
 {
+	while (!__atomic_load_n(&named, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (long i = 0; i < 1000; i++)
 		sink += i;
 	return arg;
@@ -41,8 +45,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "thread %d failed\n", i);
 			return 1;
 		}
-		if (i == 0)
+		if (i == 0) {
 			pthread_setname_np(th, "exe-worker"); /* named by its creator */
+			__atomic_store_n(&named, 1, __ATOMIC_RELEASE);
+		}
 		pthread_join(th, NULL);
 	}
 	dlclose(plugin);

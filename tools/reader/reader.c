@@ -496,17 +496,23 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
  * that many threads can be read side by side in little memory.  A record never spans
  * chunks; a window refill starts at the first record the last window did not hold whole.
  */
-#define CURSOR_WINDOW (64u * 1024u)
+#define CURSOR_WINDOW	    (64u * 1024u)
+#define CURSOR_FIRST_WINDOW 512u /* a longer first record is read again, whole */
 
 static int cursor_fill(struct rd_cursor *c)
 {
 	const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
 	uint64_t left = ch->used - c->pos;
-	size_t want = left < CURSOR_WINDOW ? (size_t)left : CURSOR_WINDOW;
-	if (!c->buf) {
-		c->buf = malloc(CURSOR_WINDOW);
-		if (!c->buf)
+	/* The first read of a thread is small: a merge primes every thread at once, and a
+	 * storm of short threads must not cost a full window each. */
+	size_t window = c->cap ? CURSOR_WINDOW : CURSOR_FIRST_WINDOW;
+	size_t want = left < window ? (size_t)left : window;
+	if (want > c->cap) {
+		char *b = realloc(c->buf, window);
+		if (!b)
 			return -1;
+		c->buf = b;
+		c->cap = window;
 	}
 	int fd = ch->file == RD_EVENTS ? c->p->events_fd : c->p->ring_fd;
 	const char *path = ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path;

@@ -119,7 +119,7 @@ struct rd_cursor {
 	uint64_t data_off; /* file offset of the current chunk's records */
 	uint64_t pos;	   /* offset in the chunk's records of buf[at] */
 	char *buf;
-	size_t len, at;
+	size_t cap, len, at;
 	int chunk_done;
 	int truncated;	  /* the thread's records end in a copy that was cut short */
 	size_t meta_lost; /* next p->lost entry to look at */
