@@ -9,7 +9,7 @@ Structure (always): every event's references resolve; per location, the events c
 equal the declared number, time stamps never decrease and stay inside the clock
 properties, Enter/Leave are balanced and matched; ThreadBegin follows the ThreadCreate of
 the same (contingent, sequence), ThreadWait follows the ThreadEnd; acquired locks are
-released by the location that acquired them.
+released by the location that acquired them, with the order number of that acquisition.
 
 Expectations:
     --locations N          CPU thread locations
@@ -119,12 +119,16 @@ def main(argv):
                 if (ev.thread_contingent, ev.sequence_count) not in ended:
                     errors.append("%s: ThreadWait %d before its ThreadEnd" % (loc.name, ev.sequence_count))
             elif kind == "ThreadAcquireLock":
-                held[loc][ev.lock_id] = held[loc].get(ev.lock_id, 0) + 1
+                held[loc].setdefault(ev.lock_id, []).append(ev.acquisition_order)
             elif kind == "ThreadReleaseLock":
-                if held[loc].get(ev.lock_id, 0) <= 0:
+                orders = held[loc].get(ev.lock_id)
+                if not orders:
                     errors.append("%s: ThreadReleaseLock of lock %d it does not hold" % (loc.name, ev.lock_id))
+                elif ev.acquisition_order not in orders:
+                    errors.append("%s: lock %d released as acquisition #%d, held as %s" % (
+                        loc.name, ev.lock_id, ev.acquisition_order, orders))
                 else:
-                    held[loc][ev.lock_id] -= 1
+                    orders.remove(ev.acquisition_order)
         for loc in locations:
             n = sum(per_loc[loc].values())
             if n != loc.number_of_events:

@@ -123,4 +123,30 @@ expect 4 "taken: exists" "$CONVERT" -q "$WORK/good" -o "$WORK/taken"
 touch "$WORK/afile"
 expect 4 "afile/x: cannot create it" "$CONVERT" -q "$WORK/good" -o "$WORK/afile/x"
 expect 1 "usage" "$CONVERT" --no-such-option "$WORK/good"
+
+# Hostile meta data (found by review): a FIFO named as a module must not hang the symbol
+# lookup; a process directory name without a dot; an argument longer than 4 KiB is no
+# truncation; a full disk while writing the archive is an output error (4), not success.
+fresh fifo
+mkfifo "$WORK/fifo"
+sed -i "s|^exe .*|exe $WORK/fifo|; s|^\(map [0-9a-f]* [0-9a-f]* [0-9a-f]*\) .*|\1 $WORK/fifo|" "$WORK/fifo/$name/meta"
+timeout 60 "$CONVERT" -q "$WORK/fifo" >/dev/null 2>&1
+s=$?
+[ $s = 0 ] || fail "a FIFO as module: exit status $s (124: it hung)"
+fresh nodot
+cp -a "$proc" "$WORK/nodot/nodot"
+"$CONVERT" -q "$WORK/nodot" >/dev/null 2>&1
+s=$?
+[ $s = 0 ] || fail "a process directory without a dot: exit status $s"
+long=$(printf 'x%.0s' $(seq 4400))
+traced "$WORK/longarg" "$TESTBIN/exit_with" 0 "$long" >/dev/null || fail "exit_with failed"
+"$CONVERT" "$WORK/longarg" -o "$WORK/longarg.otf2" 2>"$WORK/err" || fail "long argument: exit status $?"
+grep -q 'abruptly\|truncated' "$WORK/err" && fail "a long argument read as truncation: $(cat "$WORK/err")"
+otf2-print -A "$WORK/longarg.otf2/traces.otf2" 2>/dev/null | grep -q "$long" ||
+	fail "the long argument is not in the archive"
+LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/big LIBTRACE_QUIET=1 "$TESTBIN/count_events" 2 100000 >/dev/null
+(trap '' XFSZ; ulimit -f 200; exec "$CONVERT" -q "$WORK/big" -o "$WORK/big.otf2") 2>"$WORK/err"
+s=$?
+[ $s = 4 ] || fail "archive larger than the file size limit: exit status $s, expected 4 ($(head -2 "$WORK/err"))"
+grep -q 'writing the archive failed' "$WORK/err" || fail "full disk: no clear message: $(head -2 "$WORK/err")"
 echo ok

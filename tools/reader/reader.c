@@ -144,12 +144,18 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	char line[PATH_MAX + 256];
+	char *line = NULL; /* lines have no length limit (the runtime's reach 4.6 KB) */
+	size_t line_cap = 0;
+	ssize_t got;
 	int lineno = 0, major = -1, minor = -1;
-	while (fgets(line, sizeof(line), f)) {
+	while ((got = getline(&line, &line_cap, f)) > 0) {
 		lineno++;
-		size_t len = strlen(line);
-		if (len == 0 || line[len - 1] != '\n') {
+		size_t len = (size_t)got;
+		if (memchr(line, '\0', len)) {
+			warnf(warn, ctx, p, "%s:%d: a NUL byte: line ignored", path, lineno);
+			continue;
+		}
+		if (line[len - 1] != '\n') {
 			cutf(warn, ctx, p, "%s:%d: truncated line ignored", path, lineno);
 			continue;
 		}
@@ -241,6 +247,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->end_ticks = strtoull(val, NULL, 10);
 		}
 	}
+	free(line);
 	fclose(f);
 	if (major < 0) {
 		snprintf(err, errlen, "%s: not a libtrace meta file (no \"%s\" first line)", path,
@@ -538,7 +545,12 @@ static int cursor_fill(struct rd_cursor *c)
 /* A synthetic LOST record (the count kept in a chunk header or a meta "lost" line). */
 static const struct lt_rec *cursor_lost(struct rd_cursor *c, unsigned cause, uint64_t count)
 {
-	c->lost.r = (struct lt_rec){c->last_ts, LT_REC_LOST, 3, (uint16_t)cause, 0};
+	/* After the thread's last record; a thread without records: at the last clock reading
+	 * (never 0, which would stretch the trace back to the machine's boot). */
+	uint64_t ts = c->last_ts    ? c->last_ts
+		      : c->p->ended ? c->p->end_ticks
+				    : c->p->syncs[c->p->nsyncs - 1].ticks;
+	c->lost.r = (struct lt_rec){ts, LT_REC_LOST, 3, (uint16_t)cause, 0};
 	c->lost.count = count;
 	return &c->lost.r;
 }
@@ -644,7 +656,7 @@ uint64_t rd_ticks_to_ns(const struct rd_process *p, uint64_t ticks)
 	/* Damaged clock data must not make the conversion undefined (found by fuzzing). */
 	if (!(ns > 0))
 		return 0;
-	return ns >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)ns;
+	return ns >= 0x1p62 ? UINT64_C(1) << 62 : (uint64_t)ns; /* far from any overflow */
 }
 
 void rd_process_close(struct rd_process *p)

@@ -262,6 +262,10 @@ struct frame {
 	uint64_t obj, obj2;
 };
 
+struct held {
+	uint32_t lock, order;
+};
+
 struct tstate {
 	struct rd_cursor cur;
 	const struct lt_rec *rec; /* the next record, NULL when done */
@@ -272,7 +276,9 @@ struct tstate {
 	uint32_t depth, cap;
 	uint32_t index;
 	int began, ended, created, program;
-	uint32_t name; /* string id + 1 of a name given before the thread's first record */
+	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
+	struct held *held; /* locks held, with the order of their acquisition */
+	uint32_t nheld, held_cap;
 };
 
 struct lockent {
@@ -366,7 +372,9 @@ static void heap_down(struct pstate *ps, size_t i)
 
 static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
 {
-	int64_t ns = (int64_t)rd_ticks_to_ns(ps->p, ticks) + ps->offset_ns;
+	int64_t ns; /* the offset comes from another host's clock readings: saturate */
+	if (__builtin_add_overflow((int64_t)rd_ticks_to_ns(ps->p, ticks), ps->offset_ns, &ns))
+		ns = ps->offset_ns < 0 ? 0 : INT64_MAX;
 	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
 	if (v < t->last_ns) /* never backwards on a location */
 		v = t->last_ns;
@@ -414,31 +422,54 @@ static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
 	return l;
 }
 
-static void push(struct tstate *t, uint32_t region, int fn, uint64_t obj, uint64_t obj2)
+/* Deeper nesting is damage (enters never left): refused, so memory stays bounded. */
+#define STACK_MAX (1u << 16)
+
+/* Pushes a frame; 0, or -1 when it cannot (then the caller writes no Enter either). */
+static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64_t obj,
+		uint64_t obj2)
 {
 	if (t->depth == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		struct frame *a = realloc(t->stack, cap * sizeof(*a));
-		if (!a)
-			return; /* the enter stays unmatched: leave() finds nothing to close */
+		struct frame *a = cap <= STACK_MAX ? realloc(t->stack, cap * sizeof(*a)) : NULL;
+		if (!a) {
+			cv->stats.anomalies++;
+			return -1;
+		}
 		t->stack = a;
 		t->cap = cap;
 	}
 	t->stack[t->depth++] = (struct frame){region, fn, obj, obj2};
+	return 0;
 }
 
-#define FN_USER (-1) /* a frame of an annotated region or a start routine */
-#define FN_MAIN (-2) /* the main thread's "main", which ends with the process */
+#define FN_USER	 (-1) /* an annotated region */
+#define FN_MAIN	 (-2) /* the main thread's "main", which ends with the process */
+#define FN_START (-3) /* a thread's start routine, which ends with the thread */
 
-/* Closes the frames above depth `to`; closed: regions the trace left open. */
+/* How a thread's frames are closed. */
+enum close_how {
+	CLOSE_LEAVE,	  /* a leave that skipped inner frames: those were left open */
+	CLOSE_THREAD_END, /* THREAD_END: the start routine, pthread_exit end normally */
+	CLOSE_CUT,	  /* the records ended: all was left open but main and execve */
+};
+
+static int closed_by_converter(int fn, enum close_how how)
+{
+	if (fn == FN_MAIN || fn == LT_FN_execve) /* ends with the process / never returns */
+		return 0;
+	if (how == CLOSE_THREAD_END)
+		return fn != FN_START && fn != LT_FN_pthread_exit;
+	return 1;
+}
+
+/* Closes the frames above depth `to`, marking those the trace left open. */
 static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t to,
-		   int closed)
+		   enum close_how how)
 {
 	while (t->depth > to) {
 		t->depth--;
-		int fn = t->stack[t->depth].fn;
-		/* main ends with the process; a successful execve never returns */
-		int c = closed && fn != FN_MAIN && fn != LT_FN_execve;
+		int c = closed_by_converter(t->stack[t->depth].fn, how);
 		cv->ops->leave(cv, l, ns, t->stack[t->depth].region, c);
 		if (c)
 			cv->stats.unclosed++;
@@ -452,7 +483,7 @@ static struct frame *pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t
 	for (uint32_t i = t->depth; i-- > 0;) {
 		struct frame *f = &t->stack[i];
 		if (fn >= 0 ? f->fn == fn : (f->fn == FN_USER && f->region == region)) {
-			unwind(cv, l, t, ns, i + 1, 1);
+			unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);
 			t->depth = i;
 			return f;
 		}
@@ -487,14 +518,55 @@ static int is_cond_wait(unsigned fn)
 	       fn == LT_FN_pthread_cond_clockwait;
 }
 
-static void lock_event(struct pstate *ps, struct cv_loc *l, uint64_t ns, int acquire, uint64_t addr)
+/*
+ * Lock events.  An acquisition takes the lock's next order number; a release carries the
+ * number of the acquisition it ends, which the releasing thread holds (another thread's
+ * acquisition may be merged before this release: the unlock is stamped at its return).
+ * A release of a lock the thread does not hold (its acquisition lost) is left out.
+ */
+#define HELD_MAX 64 /* locks one thread holds at once; beyond, acquisitions are not shown */
+
+static void lock_event(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64_t ns,
+		       int acquire, uint64_t addr)
 {
 	struct lockent *e = addr ? lock_get(ps, addr) : NULL;
 	if (!e)
 		return;
-	if (acquire)
-		e->order++;
-	ps->cv->ops->lock(ps->cv, l, ns, acquire, e->id, e->order);
+	if (acquire) {
+		if (t->nheld == HELD_MAX) {
+			ps->cv->stats.anomalies++;
+			return;
+		}
+		if (t->nheld == t->held_cap) {
+			uint32_t cap = t->held_cap ? t->held_cap * 2 : 4;
+			struct held *a = realloc(t->held, cap * sizeof(*a));
+			if (!a)
+				return;
+			t->held = a;
+			t->held_cap = cap;
+		}
+		t->held[t->nheld++] = (struct held){e->id, ++e->order};
+		ps->cv->ops->lock(ps->cv, l, ns, 1, e->id, e->order);
+		return;
+	}
+	for (uint32_t i = t->nheld; i-- > 0;) {
+		if (t->held[i].lock != e->id)
+			continue;
+		ps->cv->ops->lock(ps->cv, l, ns, 0, e->id, t->held[i].order);
+		t->held[i] = t->held[--t->nheld];
+		return;
+	}
+	ps->cv->stats.anomalies++;
+}
+
+/* A thread that ends holding locks releases them as it ends (what Vampir needs to close
+ * them; glibc leaves such a mutex locked, a robust one to the next owner). */
+static void release_held(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64_t ns)
+{
+	while (t->nheld) {
+		struct held *h = &t->held[--t->nheld];
+		ps->cv->ops->lock(ps->cv, l, ns, 0, h->lock, h->order);
+	}
 }
 
 static const char *lost_cause(unsigned cause)
@@ -539,18 +611,18 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			o->program_begin(cv, l, ns, ps->p);
 			t->program = 1;
 		}
-		if (start) {
-			push(t, code_region(cv, ps->p, start), FN_USER, 0, 0);
-		} else if (t->index == 0 && parent == LT_NO_THREAD) {
-			push(t, main_region(cv, ps->p), FN_MAIN, 0, 0);
-		} else {
-			break;
-		}
-		o->enter(cv, l, ns, t->stack[t->depth - 1].region);
+		int pushed = -1;
+		if (start)
+			pushed = push(cv, t, code_region(cv, ps->p, start), FN_START, 0, 0);
+		else if (t->index == 0 && parent == LT_NO_THREAD)
+			pushed = push(cv, t, main_region(cv, ps->p), FN_MAIN, 0, 0);
+		if (pushed == 0)
+			o->enter(cv, l, ns, t->stack[t->depth - 1].region);
 		break;
 	}
 	case LT_REC_THREAD_END:
-		unwind(cv, l, t, ns, 0, 0);
+		release_held(ps, l, t, ns);
+		unwind(cv, l, t, ns, 0, CLOSE_THREAD_END);
 		if (t->began)
 			o->thread_end(cv, l, ns, t->index);
 		if (t->program)
@@ -589,10 +661,11 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		}
 		uint32_t reg = fn_region(cv, r->sub);
 		uint64_t obj = np >= 1 ? pl[0] : 0, obj2 = np >= 2 ? pl[1] : 0;
+		if (push(cv, t, reg, r->sub, obj, obj2))
+			break;
 		o->enter(cv, l, ns, reg);
-		push(t, reg, r->sub, obj, obj2);
 		if (is_cond_wait(r->sub))
-			lock_event(ps, l, ns, 0, obj2); /* the wait releases the mutex */
+			lock_event(ps, l, t, ns, 0, obj2); /* the wait releases the mutex */
 		break;
 	}
 	case LT_REC_CALL_LEAVE: {
@@ -601,9 +674,9 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			break;
 		int result = (int)r->arg;
 		if (is_lock_fn(r->sub) && result == 0)
-			lock_event(ps, l, ns, 1, f->obj);
+			lock_event(ps, l, t, ns, 1, f->obj);
 		else if (is_cond_wait(r->sub) && (result == 0 || result == ETIMEDOUT))
-			lock_event(ps, l, ns, 1, f->obj2); /* the mutex is held again */
+			lock_event(ps, l, t, ns, 1, f->obj2); /* the mutex is held again */
 		o->leave(cv, l, ns, f->region, 0);
 		break;
 	}
@@ -616,10 +689,10 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		uint64_t obj = np >= 1 ? pl[0] : 0;
 		o->enter(cv, l, ns, reg);
 		if (r->arg == 0 && is_lock_fn(r->sub))
-			lock_event(ps, l, ns, 1, obj);
+			lock_event(ps, l, t, ns, 1, obj);
 		else if (r->arg == 0 && (r->sub == LT_FN_pthread_mutex_unlock ||
 					 r->sub == LT_FN_pthread_rwlock_unlock))
-			lock_event(ps, l, ns, 0, obj);
+			lock_event(ps, l, t, ns, 0, obj);
 		o->leave(cv, l, ns, reg, 0);
 		break;
 	}
@@ -641,8 +714,8 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 				ps->user_regions[r->arg] = reg + 1;
 		}
 		if (r->type == LT_REC_REGION_ENTER) {
-			o->enter(cv, l, ns, reg);
-			push(t, reg, FN_USER, 0, 0);
+			if (push(cv, t, reg, FN_USER, 0, 0) == 0)
+				o->enter(cv, l, ns, reg);
 		} else if (pop_match(cv, l, t, ns, FN_USER, reg)) {
 			o->leave(cv, l, ns, reg, 0);
 		}
@@ -693,7 +766,7 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 		if (!t->ended) {
 			uint32_t open = 0;
 			for (uint32_t i = 0; i < t->depth; i++)
-				open += t->stack[i].fn != FN_MAIN && t->stack[i].fn != LT_FN_execve;
+				open += closed_by_converter(t->stack[i].fn, CLOSE_CUT);
 			if (open) {
 				char text[128];
 				snprintf(
@@ -702,7 +775,8 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 				    open);
 				cv->ops->marker(cv, l, ns, CV_MARK_CLOSED, text);
 			}
-			unwind(cv, l, t, ns, 0, 1);
+			release_held(ps, l, t, ns);
+			unwind(cv, l, t, ns, 0, CLOSE_CUT);
 			if (t->began)
 				cv->ops->thread_end(cv, l, ns, t->index);
 			if (t->program)
@@ -715,6 +789,8 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 	rd_cursor_fini(&t->cur);
 	free(t->stack);
 	t->stack = NULL;
+	free(t->held);
+	t->held = NULL;
 }
 
 static void progress(struct cv *cv, int last)
@@ -744,7 +820,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	struct cv_process *cp = &cv->procs[pidx];
 	if (pidx > 0)
 		ps.offset_ns = (int64_t)(cp->real_minus_mono - cv->procs[0].real_minus_mono);
-	if (pidx > 0 && !strcmp(p->host, cv->strings[cv->hosts[cv->procs[0].host]]))
+	if (cp->host == cv->procs[0].host)
 		ps.offset_ns = 0; /* one host, one CLOCK_MONOTONIC */
 	cp->first_loc = cv->nlocs;
 	uint64_t truncated_before = cv->stats.truncated;
@@ -794,6 +870,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	for (size_t i = 0; i < ps.nheap; i++) {
 		rd_cursor_fini(&ps.heap[i]->cur);
 		free(ps.heap[i]->stack);
+		free(ps.heap[i]->held);
 	}
 	if (ps.failed)
 		*failed = 1;
@@ -844,37 +921,25 @@ static uint64_t file_size(const char *dir, const char *name)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* Which process created which: a fork's "parent" line, an exec'ed image's predecessor. */
-static void link_creators(struct cv *cv, struct rd_process *parents)
+/*
+ * Which process created which (processes are converted in order of their start, so a
+ * creator always comes first): an image whose pid and host an earlier process had is what
+ * that process exec'ed; otherwise a fork's "parent" line names the pid, whose image then
+ * was the latest one started before the child.
+ */
+static void link_creators(struct cv *cv, const int *parent_pid)
 {
 	for (size_t i = 0; i < cv->nprocs; i++) {
 		struct cv_process *c = &cv->procs[i];
 		c->creator = -1;
-		const char *dot = strrchr(c->dir_name, '.');
-		int gen = 0;
-		char pidstr[32];
-		snprintf(pidstr, sizeof(pidstr), ".%d", c->pid);
-		/* <host>.<pid>.<n>: the image exec'ed by <host>.<pid>[.<n-1>] */
-		if (dot && strcmp(dot, pidstr) && sscanf(dot + 1, "%d", &gen) == 1 && gen > 0) {
-			for (size_t j = 0; j < cv->nprocs; j++) {
-				if (j == i || cv->procs[j].pid != c->pid)
-					continue;
-				const char *d2 = strrchr(cv->procs[j].dir_name, '.');
-				int g2 = 0;
-				if (!strcmp(d2, pidstr))
-					g2 = 0;
-				else if (sscanf(d2 + 1, "%d", &g2) != 1)
-					continue;
-				if (g2 == gen - 1)
-					c->creator = (int)j;
-			}
+		for (size_t j = 0; j < i; j++) /* the latest earlier image of the same pid */
+			if (cv->procs[j].pid == c->pid && cv->procs[j].host == c->host)
+				c->creator = (int)j;
+		if (c->creator >= 0 || parent_pid[i] <= 0)
 			continue;
-		}
-		if (parents[i].parent_pid > 0)
-			for (size_t j = 0; j < cv->nprocs; j++)
-				if (cv->procs[j].pid == parents[i].parent_pid) {
-					c->creator = (int)j; /* the last image of that pid */
-				}
+		for (size_t j = 0; j < i; j++)
+			if (cv->procs[j].pid == parent_pid[i] && cv->procs[j].host == c->host)
+				c->creator = (int)j;
 	}
 }
 
@@ -886,9 +951,9 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	for (int i = 0; i < ndirs; i++)
 		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
 	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
-	struct rd_process *meta = calloc((size_t)ndirs, sizeof(*meta)); /* parents only */
-	if (!cv->procs || !meta) {
-		free(meta);
+	int *parent_pid = calloc((size_t)ndirs, sizeof(*parent_pid));
+	if (!cv->procs || !parent_pid) {
+		free(parent_pid);
 		return -1;
 	}
 	for (int i = 0; i < ndirs && !failed; i++) {
@@ -907,7 +972,7 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cp->host = host_index(cv, p.host[0] ? p.host : "localhost");
 		cp->ended = p.ended;
 		cp->real_minus_mono = p.syncs[0].real_ns - p.syncs[0].mono_ns;
-		meta[pidx].parent_pid = p.parent_pid;
+		parent_pid[pidx] = p.parent_pid;
 		const char *exe = p.nargs ? p.args[0] : p.exe;
 		const char *base = strrchr(exe, '/');
 		char name[PATH_MAX + 32];
@@ -921,14 +986,13 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cv->stats.processes++;
 		rd_process_close(&p);
 	}
-	link_creators(cv, meta);
-	free(meta);
+	link_creators(cv, parent_pid);
+	free(parent_pid);
 	progress(cv, 1);
 	if (cv->stats.first_ns == UINT64_MAX)
 		cv->stats.first_ns = cv->stats.last_ns = 0;
-	if (failed)
-		return -1;
-	return cv->ops->finish(cv);
+	int rc = cv->ops->finish(cv); /* closes the archive even after a failure */
+	return failed ? -1 : rc;
 }
 
 void cv_free(struct cv *cv)

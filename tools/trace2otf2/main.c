@@ -81,6 +81,19 @@ static void free_list(char **dirs, int n)
 	free(dirs);
 }
 
+struct start {
+	uint64_t real_ns; /* the process's first clock reading */
+	char *dir;
+};
+
+static int start_cmp(const void *a, const void *b)
+{
+	const struct start *x = a, *y = b;
+	if (x->real_ns != y->real_ns)
+		return x->real_ns < y->real_ns ? -1 : 1;
+	return strcmp(x->dir, y->dir);
+}
+
 static int is_process_dir(const char *dir)
 {
 	char path[PATH_MAX + 16];
@@ -151,9 +164,16 @@ int main(int argc, char **argv)
 	/* Unreadable processes (no meta, another format version) are told now, and left out;
 	 * when none is readable, nothing is written. */
 	int readable = 0, unreadable = 0;
+	struct start *starts = calloc((size_t)ndirs, sizeof(*starts));
+	if (!starts) {
+		fprintf(stderr, "trace2otf2: out of memory\n");
+		free_list(dirs, ndirs);
+		return EXIT_OUTPUT;
+	}
 	for (int i = 0; i < ndirs; i++) {
 		struct rd_process p;
 		if (rd_process_open(&p, dirs[i], NULL, NULL, err, sizeof(err)) == 0) {
+			starts[readable] = (struct start){p.syncs[0].real_ns, dirs[i]};
 			rd_process_close(&p);
 			dirs[readable++] = dirs[i];
 		} else {
@@ -165,9 +185,15 @@ int main(int argc, char **argv)
 	ndirs = readable;
 	if (readable == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace can be read\n", in);
+		free(starts);
 		free(dirs);
 		return EXIT_UNREADABLE;
 	}
+	/* In order of their start: a process's creator comes before it. */
+	qsort(starts, (size_t)ndirs, sizeof(*starts), start_cmp);
+	for (int i = 0; i < ndirs; i++)
+		dirs[i] = starts[i].dir;
+	free(starts);
 
 	char outbuf[PATH_MAX + 8];
 	if (!out) {

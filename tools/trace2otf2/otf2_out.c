@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <otf2/otf2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,28 @@ static void check(struct cv *cv, OTF2_ErrorCode rc, const char *what)
 	}
 }
 
+/*
+ * OTF2 reports failures inside its own calls (a full disk while a buffer is flushed) only
+ * through this callback, not always through the return value of the call we made: the
+ * first one is kept, and makes the conversion fail.
+ */
+static char otf2_first_error[512];
+
+static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, const char *fn,
+				    OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+	struct out *o = ud;
+	(void)file;
+	(void)line;
+	(void)fn;
+	if (code != OTF2_SUCCESS && code != OTF2_WARNING && o && o->error == OTF2_SUCCESS) {
+		o->error = code;
+		vsnprintf(otf2_first_error, sizeof(otf2_first_error), fmt, va);
+		o->error_what = otf2_first_error;
+	}
+	return code;
+}
+
 int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 {
 	struct out *o = calloc(1, sizeof(*o));
@@ -120,6 +143,7 @@ int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	OTF2_Error_RegisterCallback(on_otf2_error, o);
 	o->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, EVT_CHUNK, DEF_CHUNK,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!o->ar) {
@@ -494,6 +518,7 @@ const char *cv_otf2_error(struct cv *cv)
 
 void cv_otf2_free(struct cv *cv)
 {
+	OTF2_Error_RegisterCallback(NULL, NULL);
 	free(cv->out);
 	cv->out = NULL;
 }

@@ -59,7 +59,8 @@ struct sym_table {
 static int elf_open(struct elf_file *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named in a hostile map line must not hang the converter. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	struct stat st;
@@ -338,10 +339,11 @@ static void find_debug_file(struct sym_table *t, struct module *m)
 	if (!data || link->sh_size < 8)
 		return;
 	size_t name_len = strnlen(data, link->sh_size);
-	if (name_len == 0 || name_len + 1 + 4 > link->sh_size || strchr(data, '/'))
+	size_t crc_at = (name_len + 4) & ~(size_t)3; /* the name, its NUL, padding to 4 */
+	if (name_len == 0 || crc_at + 4 > link->sh_size || strchr(data, '/'))
 		return;
 	uint32_t crc;
-	memcpy(&crc, data + ((name_len + 4) & ~(size_t)3), 4);
+	memcpy(&crc, data + crc_at, 4);
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", m->path);
 	char *slash = strrchr(dir, '/');
