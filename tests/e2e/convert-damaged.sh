@@ -128,8 +128,8 @@ expect 1 "usage" "$CONVERT" --no-such-option "$WORK/good"
 # lookup; a process directory name without a dot; an argument longer than 4 KiB is no
 # truncation; a full disk while writing the archive is an output error (4), not success.
 fresh fifo
-mkfifo "$WORK/fifo"
-sed -i "s|^exe .*|exe $WORK/fifo|; s|^\(map [0-9a-f]* [0-9a-f]* [0-9a-f]*\) .*|\1 $WORK/fifo|" "$WORK/fifo/$name/meta"
+mkfifo "$WORK/a-fifo"
+sed -i "s|^exe .*|exe $WORK/a-fifo|; s|^\(map [0-9a-f]* [0-9a-f]* [0-9a-f]*\) .*|\1 $WORK/a-fifo|" "$WORK/fifo/$name/meta"
 timeout 60 "$CONVERT" -q "$WORK/fifo" >/dev/null 2>&1
 s=$?
 [ $s = 0 ] || fail "a FIFO as module: exit status $s (124: it hung)"
