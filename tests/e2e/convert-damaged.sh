@@ -102,11 +102,11 @@ otf2-print --silent -Werror "$WORK/mid.otf2/traces.otf2" >/dev/null || fail "cor
 # Random bytes as the whole meta file, and a meta file of another major version.
 fresh meta
 head -c 3000 /dev/urandom >"$WORK/meta/$name/meta"
-expect 2 "meta/$name/meta: not a libtrace meta file" "$CONVERT" -q "$WORK/meta"
+expect 2 "meta/$name/meta:1: not a libtrace meta file" "$CONVERT" -q "$WORK/meta"
 [ ! -e "$WORK/meta.otf2/traces.otf2" ] || fail "an archive was written for an unreadable trace"
 fresh ver
 sed -i '1s/.*/libtrace-meta 9.0/' "$WORK/ver/$name/meta"
-expect 2 "ver/$name/meta: format version 9.0" "$CONVERT" -q "$WORK/ver"
+expect 2 "ver/$name/meta:1: format version 9.0" "$CONVERT" -q "$WORK/ver"
 fresh ver2
 printf '\x09\x00' | dd of="$WORK/ver2/$name/events" bs=1 seek=8 conv=notrunc 2>/dev/null
 expect 3 "ver2/$name/events:0: format version 9" "$CONVERT" -q "$WORK/ver2"

@@ -250,14 +250,14 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 	free(line);
 	fclose(f);
 	if (major < 0) {
-		snprintf(err, errlen, "%s: not a libtrace meta file (no \"%s\" first line)", path,
+		snprintf(err, errlen, "%s:1: not a libtrace meta file (no \"%s\" first line)", path,
 			 LT_META_MAGIC);
 		return -1;
 	}
 	if (major != LT_FORMAT_MAJOR) {
 		snprintf(err, errlen,
-			 "%s: format version %d.%d; this reader knows major version %d only", path,
-			 major, minor, LT_FORMAT_MAJOR);
+			 "%s:1: format version %d.%d; this reader knows major version %d only",
+			 path, major, minor, LT_FORMAT_MAJOR);
 		return -1;
 	}
 	if (p->nsyncs == 0) {

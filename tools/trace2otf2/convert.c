@@ -797,7 +797,8 @@ static void progress(struct cv *cv, int last)
 {
 	if (!cv->progress || !cv->total_bytes)
 		return;
-	unsigned pct = cv->done_bytes >= cv->total_bytes
+	/* File sizes count headers and unused ring space: the end is 100 % by definition. */
+	unsigned pct = last || cv->done_bytes >= cv->total_bytes
 			   ? 100
 			   : (unsigned)(cv->done_bytes * 100 / cv->total_bytes);
 	if (!last && pct == (unsigned)cv->progress_shown)
