@@ -76,8 +76,9 @@
 	     lt_call_leave(t, LT_FN_##name, ret))
 
 /* A call that never blocks: one CALL record after it returns. */
-#define WRAP_INSTANT(name, version, params, args, obj) \
-	WRAP(name, version, params, args, (void)0, lt_call_instant(t, LT_FN_##name, obj, ret))
+#define WRAP_INSTANT(name, version, params, args, obj)             \
+	WRAP(name, version, params, args, uint64_t ts0 = lt_now(); \
+	     uint64_t *pos0 = t->pos, lt_call_instant_at(t, ts0, pos0, LT_FN_##name, obj, ret))
 
 /* A condition wait: CALL_ENTER carries the condition and the mutex. */
 #define WRAP_COND_WAIT(name, version, params, args)                              \
@@ -94,16 +95,17 @@ WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
  * the real lock between CALL_ENTER and CALL_LEAVE; every other result (0, a robust
  * mutex's EOWNERDEAD, EINVAL, EAGAIN) is the one lock would have returned.
  */
-#define MUTEX_TRY_FIRST(m)                                                      \
-	do {                                                                    \
-		RESOLVE(pthread_mutex_trylock, NULL);                           \
-		int tried = real_pthread_mutex_trylock(m);                      \
-		if (tried != EBUSY) {                                           \
-			lt_call_instant(t, LT_FN_pthread_mutex_lock, m, tried); \
-			lt_finish(t);                                           \
-			return tried;                                           \
-		}                                                               \
-		lt_call_enter(t, LT_FN_pthread_mutex_lock, m);                  \
+#define MUTEX_TRY_FIRST(m)                                                                      \
+	do {                                                                                    \
+		RESOLVE(pthread_mutex_trylock, NULL);                                           \
+		uint64_t ts0 = lt_now();                                                        \
+		int tried = real_pthread_mutex_trylock(m);                                      \
+		if (tried != EBUSY) {                                                           \
+			lt_call_instant_at(t, ts0, t->pos, LT_FN_pthread_mutex_lock, m, tried); \
+			lt_finish(t);                                                           \
+			return tried;                                                           \
+		}                                                                               \
+		lt_call_enter(t, LT_FN_pthread_mutex_lock, m);                                  \
 	} while (0)
 WRAP(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), MUTEX_TRY_FIRST(m),
      lt_call_leave(t, LT_FN_pthread_mutex_lock, ret))
