@@ -60,6 +60,14 @@ traced "$WORK/pigz.trace" pigz -p 2 -k "$WORK/data" || fail "pigz failed"
 traced "$WORK/xz.trace" xz -T2 --block-size=1MiB -k "$WORK/data" || fail "xz failed"
 traced "$WORK/sb.trace" sysbench threads --threads=2 --events=100 --time=0 run >/dev/null ||
 	fail "sysbench failed"
+# sysbench mutex: 2 threads x 2000 locks of contended mutexes; every lock of a worker is an
+# acquisition and a release by the same thread, with that acquisition's order number.
+traced "$WORK/sbm.trace" sysbench mutex --threads=2 --mutex-locks=2000 --time=0 run >/dev/null ||
+	fail "sysbench mutex failed"
+converted "$WORK/sbm.trace" "$WORK/sbm.otf2" --processes 1 --locations 3 --created 2 --waited 2
+acq=$(grep -E '^Pthread thread [12] ' "$WORK/check.log" | grep -o 'ThreadAcquireLock=[0-9]*' | cut -d= -f2)
+for n in $acq; do [ "$n" -ge 2000 ] || fail "sysbench mutex: a worker with $n lock acquisitions"; done
+[ "$(echo "$acq" | wc -w)" = 2 ] || fail "sysbench mutex: lock events on $(echo "$acq" | wc -w) workers"
 named='([A-Za-z_][A-Za-z0-9_:.<>~, ()*&-]*( @[^ ]+:[0-9]+)?|[^ /]+\+0x[0-9a-f]+)'
 for t in pigz xz sb; do
 	converted "$WORK/$t.trace" "$WORK/$t.otf2" --processes 1 --outer "$named" \
