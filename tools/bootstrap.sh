@@ -51,8 +51,8 @@ if [ "$mode" = demo ]; then
 	echo "bootstrap: the trace, process by process ($out):"
 	ls -l "$out"/*/
 	echo
-	echo "bootstrap: its first records (build/trace-dump $out | head -25):"
-	build/trace-dump "$out" | head -25
+	echo "bootstrap: its first records (build/trace-dump $out | sed -n 1,25p):"
+	build/trace-dump "$out" | sed -n 1,25p # reads all: head would make trace-dump die of SIGPIPE
 	echo "..."
 	echo "bootstrap: records by type:"
 	build/trace-dump "$out" | awk '{print $4}' | sort | uniq -c | sort -rn
