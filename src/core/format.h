@@ -130,8 +130,9 @@ enum lt_rec_type {
 	LT_REC_MARKER = 11,	  /* arg: string id of the text */
 	LT_REC_COUNTER = 12,	  /* arg: string id of the name; sub: LT_VALUE_*; p[0]: value */
 	LT_REC_LOST = 13,	  /* sub: enum lt_lost_cause; p[0]: events lost */
-	LT_REC_CALL = 14,	  /* a call that did not block, as one event stamped when it
-				   * was made: sub: enum lt_fn; arg: result; p[0]: object */
+	LT_REC_CALL = 14,	  /* a call that did not block, as one event (a release stamped
+				   * when made, a try at return): sub: enum lt_fn; arg:
+				   * result; p[0]: object */
 	LT_REC_TYPE_MAX
 };
 

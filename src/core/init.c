@@ -283,7 +283,7 @@ struct lt_thread *lt_begin_slow(unsigned mod)
 	}
 	if (t->guard)
 		return NULL;
-	t->guard = 1;
+	lt_guard_take(t);
 	return t;
 }
 
@@ -323,9 +323,9 @@ static void after_fork_child(void)
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
 	if (t && in_wrapper) {
-		t->guard = 1;
+		lt_guard_take(t);
 		lt_call_enter0(t, LT_FN_fork);
-		t->guard = 0;
+		lt_finish(t);
 	}
 	lt_tls_guard--;
 }

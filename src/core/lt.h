@@ -186,6 +186,14 @@ LT_HIDDEN void lt_meta_sync(void);
  */
 LT_HIDDEN struct lt_thread *lt_begin_slow(unsigned mod);
 
+/* Raises the guard before anything of t's cursor is read: a signal handler that interrupts
+ * the wrapper after this point records nothing, one that came before has finished. */
+static inline void lt_guard_take(struct lt_thread *t)
+{
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 static inline struct lt_thread *lt_begin(unsigned mod)
 {
 	unsigned active = lt_active;
@@ -197,7 +205,7 @@ static inline struct lt_thread *lt_begin(unsigned mod)
 	}
 	struct lt_thread *t = lt_self;
 	if (likely(t && !t->guard)) {
-		t->guard = 1;
+		lt_guard_take(t);
 		return t;
 	}
 	return lt_begin_slow(mod);
@@ -205,6 +213,9 @@ static inline struct lt_thread *lt_begin(unsigned mod)
 
 static inline void lt_finish(struct lt_thread *t)
 {
+	/* Everything the wrapper wrote or read of t happens before a signal handler can see
+	 * the guard down (a compiler barrier: the handler runs on this thread). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard = 0;
 }
 
@@ -215,7 +226,7 @@ static inline int lt_resume(struct lt_thread *t)
 {
 	if (t->guard)
 		return 0;
-	t->guard = 1;
+	lt_guard_take(t);
 	return 1;
 }
 
@@ -264,21 +275,48 @@ static inline void lt_emit1(struct lt_thread *t, unsigned type, unsigned sub, ui
 }
 
 /*
- * A call that did not block (unlock, signal, post, try*, an uncontended lock): one CALL
- * event after it returned, stamped with `ts`, taken before the call (the rdtsc overlaps the
- * call instead of waiting for it: 7 ns less per call here).  If the thread recorded
- * anything during the call (a signal handler), the record is stamped now instead, so that
- * a thread's records stay in time order.
+ * A call that cannot block: one CALL event after it returned.
+ *
+ * lt_call_instant() stamps it at return: right for what may acquire something (try*),
+ * whose success must not look earlier than the release it saw.
+ *
+ * lt_call_release() stamps it with `mark`, taken before the call (the rdtsc overlaps the
+ * call instead of waiting for it: 7 ns less per call here): right for a release (unlock,
+ * post, signal), which the next acquirer sees only after that instant.  If the thread
+ * recorded anything during the call (a signal handler: the cursor or the chunk moved), the
+ * record is stamped at return instead, so that a thread's records stay in time order.
  */
-static inline void lt_call_instant_at(struct lt_thread *t, uint64_t ts, const uint64_t *pos,
-				      enum lt_fn fn, const void *obj, int result)
+struct lt_mark {
+	uint64_t ts;
+	const uint64_t *pos;
+	uint64_t seq;
+};
+
+static inline struct lt_mark lt_mark_now(const struct lt_thread *t)
 {
-	if (unlikely(t->pos != pos))
-		ts = lt_now();
+	return (struct lt_mark){lt_now(), t->pos, t->seq};
+}
+
+static inline void lt_call_put(struct lt_thread *t, uint64_t ts, enum lt_fn fn, const void *obj,
+			       int result)
+{
 	uint64_t *p = lt_reserve(t, 3);
 	lt_rec_put(p, ts, LT_REC_CALL, 3, fn, (uint32_t)result);
 	p[2] = (uint64_t)(uintptr_t)obj;
 	lt_commit(t);
+}
+
+static inline void lt_call_instant(struct lt_thread *t, enum lt_fn fn, const void *obj, int result)
+{
+	lt_call_put(t, lt_now(), fn, obj, result);
+}
+
+static inline void lt_call_release(struct lt_thread *t, struct lt_mark mark, enum lt_fn fn,
+				   const void *obj, int result)
+{
+	if (unlikely(t->pos != mark.pos || t->seq != mark.seq))
+		mark.ts = lt_now();
+	lt_call_put(t, mark.ts, fn, obj, result);
 }
 
 static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void *obj)

@@ -28,7 +28,7 @@ static void end_key_destructor(void *p)
 	struct lt_thread *t = p;
 	if (lt_self != t)
 		return; /* already ended (lt_thread_end clears lt_self) */
-	t->guard = 1;
+	lt_guard_take(t);
 	lt_thread_end(t);
 }
 
@@ -65,7 +65,7 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 	p[2] = start;
 	p[3] = (uint64_t)parent << 32 | t->tid;
 	lt_commit(t);
-	t->guard = 0;
+	lt_finish(t);
 	return t;
 }
 

@@ -61,7 +61,7 @@
 		if (likely(active & LT_MOD_PTHREAD)) {                                             \
 			struct lt_thread *t = lt_self;                                             \
 			if (likely(t && !t->guard)) {                                              \
-				t->guard = 1;                                                      \
+				lt_guard_take(t);                                                  \
 				return traced_##name(t, LT_UNPAREN args);                          \
 			}                                                                          \
 		} else if (likely(active && real_##name)) {                                        \
@@ -75,53 +75,35 @@
 	WRAP(name, version, params, args, lt_call_enter(t, LT_FN_##name, obj), \
 	     lt_call_leave(t, LT_FN_##name, ret))
 
-/* A call that never blocks: one CALL record after it returns. */
-#define WRAP_INSTANT(name, version, params, args, obj)             \
-	WRAP(name, version, params, args, uint64_t ts0 = lt_now(); \
-	     uint64_t *pos0 = t->pos, lt_call_instant_at(t, ts0, pos0, LT_FN_##name, obj, ret))
+/* A call that never blocks but may acquire (try*): one CALL record, stamped at return. */
+#define WRAP_TRY(name, version, params, args, obj) \
+	WRAP(name, version, params, args, (void)0, lt_call_instant(t, LT_FN_##name, obj, ret))
+
+/* A release (unlock, post, signal): one CALL record, stamped before the real call. */
+#define WRAP_RELEASE(name, version, params, args, obj)                          \
+	WRAP(name, version, params, args, struct lt_mark mark = lt_mark_now(t), \
+	     lt_call_release(t, mark, LT_FN_##name, obj, ret))
 
 /* A condition wait: CALL_ENTER carries the condition and the mutex. */
 #define WRAP_COND_WAIT(name, version, params, args)                              \
 	WRAP(name, version, params, args, lt_call_enter2(t, LT_FN_##name, c, m), \
 	     lt_call_leave(t, LT_FN_##name, ret))
 
-WRAP_INSTANT(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
-
-/*
- * pthread_mutex_lock tries the lock first: what glibc's lock does first too (a
- * compare-and-swap), so the program sees the same thing, and an acquisition that did not
- * wait is one CALL record instead of an enter and a leave.  Only EBUSY (held by someone,
- * or by the caller of an error-checking mutex, which lock reports as EDEADLK) goes on to
- * the real lock between CALL_ENTER and CALL_LEAVE; every other result (0, a robust
- * mutex's EOWNERDEAD, EINVAL, EAGAIN) is the one lock would have returned.
- */
-#define MUTEX_TRY_FIRST(m)                                                                      \
-	do {                                                                                    \
-		RESOLVE(pthread_mutex_trylock, NULL);                                           \
-		uint64_t ts0 = lt_now();                                                        \
-		int tried = real_pthread_mutex_trylock(m);                                      \
-		if (tried != EBUSY) {                                                           \
-			lt_call_instant_at(t, ts0, t->pos, LT_FN_pthread_mutex_lock, m, tried); \
-			lt_finish(t);                                                           \
-			return tried;                                                           \
-		}                                                                               \
-		lt_call_enter(t, LT_FN_pthread_mutex_lock, m);                                  \
-	} while (0)
-WRAP(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), MUTEX_TRY_FIRST(m),
-     lt_call_leave(t, LT_FN_pthread_mutex_lock, ret))
+WRAP_TRY(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_OBJ(pthread_mutex_timedlock, NULL,
 	 (pthread_mutex_t *restrict m, const struct timespec *restrict ts), (m, ts), m)
 WRAP_OBJ(pthread_mutex_clocklock, NULL,
 	 (pthread_mutex_t *restrict m, clockid_t clk, const struct timespec *restrict ts),
 	 (m, clk, ts), m)
-WRAP_INSTANT(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_RELEASE(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
 
 WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_INSTANT(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_TRY(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedrdlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_INSTANT(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_TRY(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedwrlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_OBJ(pthread_rwlock_clockrdlock, NULL,
@@ -130,7 +112,7 @@ WRAP_OBJ(pthread_rwlock_clockrdlock, NULL,
 WRAP_OBJ(pthread_rwlock_clockwrlock, NULL,
 	 (pthread_rwlock_t *restrict l, clockid_t clk, const struct timespec *restrict ts),
 	 (l, clk, ts), l)
-WRAP_INSTANT(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_RELEASE(pthread_rwlock_unlock, NULL, (pthread_rwlock_t * l), (l), l)
 
 /* The condition functions have two versions in glibc; the new one is GLIBC_2.3.2. */
 WRAP_COND_WAIT(pthread_cond_wait, "GLIBC_2.3.2",
@@ -143,8 +125,8 @@ WRAP_COND_WAIT(pthread_cond_clockwait, NULL,
 	       (pthread_cond_t *restrict c, pthread_mutex_t *restrict m, clockid_t clk,
 		const struct timespec *restrict ts),
 	       (c, m, clk, ts))
-WRAP_INSTANT(pthread_cond_signal, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
-WRAP_INSTANT(pthread_cond_broadcast, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+WRAP_RELEASE(pthread_cond_signal, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
+WRAP_RELEASE(pthread_cond_broadcast, "GLIBC_2.3.2", (pthread_cond_t * c), (c), c)
 
 WRAP_OBJ(pthread_barrier_wait, NULL, (pthread_barrier_t * b), (b), b)
 
@@ -152,8 +134,8 @@ WRAP_OBJ(sem_wait, NULL, (sem_t * s), (s), s)
 WRAP_OBJ(sem_timedwait, NULL, (sem_t *restrict s, const struct timespec *restrict ts), (s, ts), s)
 WRAP_OBJ(sem_clockwait, NULL,
 	 (sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts), (s, clk, ts), s)
-WRAP_INSTANT(sem_trywait, NULL, (sem_t * s), (s), s)
-WRAP_INSTANT(sem_post, NULL, (sem_t * s), (s), s)
+WRAP_TRY(sem_trywait, NULL, (sem_t * s), (s), s)
+WRAP_RELEASE(sem_post, NULL, (sem_t * s), (s), s)
 
 /* Thread lifetime. */
 
@@ -174,7 +156,7 @@ static void *start_trampoline(void *p)
 	void *ret = s.fn(s.arg);
 	struct lt_thread *t = lt_self;
 	if (t && !t->guard) {
-		t->guard = 1;
+		lt_guard_take(t);
 		lt_thread_end(t);
 	}
 	return ret;

@@ -520,8 +520,8 @@ static int is_cond_wait(unsigned fn)
 
 /*
  * Lock events.  An acquisition takes the lock's next order number; a release carries the
- * number of the acquisition it ends, which the releasing thread holds (another thread's
- * acquisition may be merged before this release: the unlock is stamped at its return).
+ * number of the acquisition it ends, which the releasing thread holds (the runtime stamps a
+ * release before the next acquisition's return, but a clock read may still tie).
  * A release of a lock the thread does not hold (its acquisition lost) is left out.
  */
 #define HELD_MAX 64 /* locks one thread holds at once; beyond, acquisitions are not shown */
