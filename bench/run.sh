@@ -70,7 +70,7 @@ for pair, what in (('mutex lock+unlock pair', 'sustained, 10M pairs: the writer 
                   ('mutex pair, 50k bursts', 'bursts that fit in the ring: the hot path')):
     print(f"pthread_mutex_lock + unlock pair, {what} (ns per pair):")
     for cfg, label in (('plain', 'not preloaded'), ('off', 'preloaded, pthread module off'),
-                       ('on', 'preloaded, traced (2 records, 48 bytes)')):
+                       ('on', 'preloaded, traced (3 records, 64 bytes)')):
         show(label, (cfg, pair))
     print(f"  added with the module off: {(med[('off', pair)] - med[('plain', pair)]) / 2:.2f} ns per wrapped call")
     print(f"  added when traced:         {med[('on', pair)] - med[('plain', pair)]:.2f} ns per pair")
