@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 0
+#define LT_FORMAT_MINOR 1
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -133,6 +133,26 @@ enum lt_rec_type {
 	LT_REC_CALL = 14,	  /* a call that did not block, as one event (a release stamped
 				   * when made, a try at return): sub: enum lt_fn; arg:
 				   * result; p[0]: object */
+	/* OpenMP (1.1).  Parallel and task ids are unique in the process: the creating thread's
+	 * index << 40 | a count of that thread's. */
+	LT_REC_OMP_FORK = 15,	    /* sub: enum lt_omp (parallel, teams); arg: threads asked
+				     * for (0: default); p[0]: id; p[1]: code address (the
+				     * outlined function, or the call site) */
+	LT_REC_OMP_JOIN = 16,	    /* sub: as FORK; p[0]: id */
+	LT_REC_OMP_TEAM_BEGIN = 17, /* arg: thread number in the team; p[0]: parallel id;
+				     * p[1]: team size */
+	LT_REC_OMP_TEAM_END = 18,   /* arg: thread number; p[0]: parallel id */
+	LT_REC_OMP_ENTER = 19,	    /* sub: enum lt_omp; arg: LT_OMP_F_*; p[0] if present: object
+				     * (lock, critical name, task id); p[1] if present: code
+				     * address */
+	LT_REC_OMP_ACQUIRED = 20,   /* sub: enum lt_omp; p[0]: object: the lock is held now */
+	LT_REC_OMP_LEAVE = 21,	    /* sub: enum lt_omp; arg: result; p[0] if present: object
+				     * (a lock or critical released here) */
+	LT_REC_OMP_TASK_BEGIN = 22, /* arg: LT_OMP_F_*; p[0]: task id; p[1]: code address */
+	LT_REC_OMP_TASK_END = 23,   /* arg: LT_OMP_F_*; p[0]: task id */
+	LT_REC_OMP_TASK_DEP = 24,   /* arg: enum lt_omp_dep; p[0]: task id; p[1]: address */
+	LT_REC_OMP_CHUNK = 25,	    /* sub: enum lt_omp (loop, sections); arg: 1 if work was
+				     * handed out; p[0], p[1]: its first and end iteration */
 	LT_REC_TYPE_MAX
 };
 
@@ -204,6 +224,62 @@ enum lt_fn_object {
 	LT_OBJ_THREAD,
 	LT_OBJ_STRING,
 	LT_OBJ_PID,
+};
+
+/*
+ * OpenMP constructs: the sub of the OMP_* records.  X(name, text): text is what the
+ * converter calls the region.  Part of the format: only append.
+ */
+#define LT_OMP_LIST(X)                                 \
+	X(parallel, "!$omp parallel")                  \
+	X(teams, "!$omp teams")                        \
+	X(loop, "!$omp for")                           \
+	X(sections, "!$omp sections")                  \
+	X(single, "!$omp single")                      \
+	X(barrier, "!$omp barrier")                    \
+	X(implicit_barrier, "!$omp implicit barrier")  \
+	X(taskwait, "!$omp taskwait")                  \
+	X(taskgroup, "!$omp taskgroup")                \
+	X(critical, "!$omp critical")                  \
+	X(atomic, "!$omp atomic")                      \
+	X(ordered, "!$omp ordered")                    \
+	X(task_create, "!$omp create task")            \
+	X(task, "!$omp task")                          \
+	X(taskloop, "!$omp taskloop")                  \
+	X(taskyield, "!$omp taskyield")                \
+	X(masked, "!$omp masked")                      \
+	X(cancel, "!$omp cancel")                      \
+	X(set_lock, "omp_set_lock")                    \
+	X(test_lock, "omp_test_lock")                  \
+	X(unset_lock, "omp_unset_lock")                \
+	X(set_nest_lock, "omp_set_nest_lock")          \
+	X(test_nest_lock, "omp_test_nest_lock")        \
+	X(unset_nest_lock, "omp_unset_nest_lock")      \
+	X(doacross_wait, "!$omp ordered depend(sink)") \
+	X(workshare, "!$omp workshare")                \
+	X(reduction, "!$omp reduction")                \
+	X(flush, "!$omp flush")
+
+enum lt_omp {
+#define LT_OMP_ENUM(name, text) LT_OMP_##name,
+	LT_OMP_LIST(LT_OMP_ENUM)
+#undef LT_OMP_ENUM
+	    LT_OMP_MAX
+};
+
+/* Flags of OMP_ENTER, OMP_TASK_BEGIN and OMP_TASK_END. */
+#define LT_OMP_F_UNDEFERRED 0x1u /* a task run at once by its creator */
+#define LT_OMP_F_UNTIED	    0x2u
+#define LT_OMP_F_SWITCH	    0x4u /* a task suspended (END) or resumed (BEGIN), not done */
+#define LT_OMP_F_IMPLICIT   0x8u /* ENTER of a construct the runtime adds (end of a loop) */
+
+enum lt_omp_dep {
+	LT_OMP_DEP_IN = 1,
+	LT_OMP_DEP_OUT = 2,
+	LT_OMP_DEP_INOUT = 3,
+	LT_OMP_DEP_MUTEXINOUTSET = 4,
+	LT_OMP_DEP_INOUTSET = 5,
+	LT_OMP_DEP_DEPOBJ = 6, /* p[1]: the depend object, whose kind the runtime holds */
 };
 
 /*

@@ -345,6 +345,8 @@ void lt_before_exec(void)
 	lt_meta_line("exec %llu", (unsigned long long)lt_now());
 }
 
+int lt_ompt_active, lt_ompt_finalized;
+
 __attribute__((constructor)) static void lt_constructor(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
@@ -382,5 +384,7 @@ void lt_process_end(const char *how)
 
 __attribute__((destructor)) static void lt_destructor(void)
 {
+	if (lt_ompt_active && !lt_ompt_finalized)
+		return; /* the OMPT runtime's finalize ends the trace, after its threads' ends */
 	lt_process_end("exit");
 }

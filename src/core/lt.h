@@ -31,8 +31,9 @@ enum lt_module {
 	LT_MOD_PTHREAD = 1u << 0, /* pthread synchronisation and thread lifetime */
 	LT_MOD_PROC = 1u << 1,	  /* fork, exec, posix_spawn, dlopen */
 	LT_MOD_USER = 1u << 2,	  /* the annotation API (ltr_*) */
+	LT_MOD_OMP = 1u << 3,	  /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */
 };
-#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER)
+#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP)
 
 enum lt_state {
 	LT_STATE_UNINIT = 0,
@@ -75,6 +76,7 @@ struct lt_thread {
 	int dropping;			     /* the ring is full (drop policy or I/O error) */
 	int in_fork;			     /* inside the fork wrapper's real call */
 	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
+	uint64_t omp_count;		     /* OpenMP parallel regions and tasks it created */
 	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */
 	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
 	/* Owned by thread.c and strings.c. */
@@ -347,6 +349,32 @@ static inline void lt_call_leave(struct lt_thread *t, enum lt_fn fn, int result)
 {
 	lt_emit0(t, LT_REC_CALL_LEAVE, fn, (uint32_t)result);
 }
+
+/* A record of `n` payload words (n <= 2): the OpenMP records' common shape. */
+static inline void lt_emit(struct lt_thread *t, unsigned type, unsigned sub, uint32_t arg,
+			   unsigned n, uint64_t p0, uint64_t p1)
+{
+	uint64_t *p = lt_reserve(t, 2 + n);
+	lt_rec_put(p, lt_now(), type, 2 + n, sub, arg);
+	if (n > 0)
+		p[2] = p0;
+	if (n > 1)
+		p[3] = p1;
+	lt_commit(t);
+}
+
+/* A new id for a parallel region or task created by t: unique in the process. */
+static inline uint64_t lt_omp_id(struct lt_thread *t)
+{
+	return (uint64_t)t->index << 40 | ++t->omp_count;
+}
+
+/* ompt.c: true once an OMPT runtime started our tool (the GOMP wrappers then stay quiet:
+ * libomp's GOMP compatibility layer reports through OMPT already). */
+extern LT_HIDDEN int lt_ompt_active;
+/* Set by the OMPT finalize callback, which ends the process's trace (init.c's destructor
+ * leaves that to it while the runtime is still up: its threads' last events come later). */
+extern LT_HIDDEN int lt_ompt_finalized;
 
 /* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
 LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -58,7 +58,29 @@ static const char *const rec_names[] = {
     [LT_REC_COUNTER] = "COUNTER",
     [LT_REC_LOST] = "LOST",
     [LT_REC_CALL] = "CALL",
+    [LT_REC_OMP_FORK] = "OMP_FORK",
+    [LT_REC_OMP_JOIN] = "OMP_JOIN",
+    [LT_REC_OMP_TEAM_BEGIN] = "OMP_TEAM_BEGIN",
+    [LT_REC_OMP_TEAM_END] = "OMP_TEAM_END",
+    [LT_REC_OMP_ENTER] = "OMP_ENTER",
+    [LT_REC_OMP_ACQUIRED] = "OMP_ACQUIRED",
+    [LT_REC_OMP_LEAVE] = "OMP_LEAVE",
+    [LT_REC_OMP_TASK_BEGIN] = "OMP_TASK_BEGIN",
+    [LT_REC_OMP_TASK_END] = "OMP_TASK_END",
+    [LT_REC_OMP_TASK_DEP] = "OMP_TASK_DEP",
+    [LT_REC_OMP_CHUNK] = "OMP_CHUNK",
 };
+
+static const char *const omp_names[] = {
+#define OMP_ROW(name, text) text,
+    LT_OMP_LIST(OMP_ROW)
+#undef OMP_ROW
+};
+
+const char *rd_omp_name(unsigned construct)
+{
+	return construct < LT_OMP_MAX ? omp_names[construct] : "!$omp (unknown construct)";
+}
 
 const char *rd_rec_name(unsigned type)
 {

@@ -142,6 +142,8 @@ int rd_trace_list(const char *trace_dir, char ***dirs, char *errbuf, size_t errl
 /* Names for printing. */
 const char *rd_rec_name(unsigned type);
 const char *rd_fn_name(unsigned fn);
+/* What an OpenMP construct (enum lt_omp) is called: "!$omp for", "omp_set_lock". */
+const char *rd_omp_name(unsigned construct);
 int rd_fn_object(unsigned fn); /* enum lt_fn_object */
 const char *rd_string(const struct rd_process *p, uint32_t id);
 

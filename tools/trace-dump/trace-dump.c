@@ -185,6 +185,15 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
 			npl ? (unsigned long long)pl[0] : 0ull);
 		break;
+	default:
+		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK) {
+			if (r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
+			    r->type != LT_REC_OMP_TASK_DEP)
+				fprintf(d->out, " \"%s\"", rd_omp_name(r->sub));
+			fprintf(d->out, " arg=%u", r->arg);
+			for (unsigned i = 0; i < npl; i++)
+				fprintf(d->out, " p%u=0x%llx", i, (unsigned long long)pl[i]);
+		}
 	}
 	fputc('\n', d->out);
 	return 0;
