@@ -300,6 +300,8 @@ enum lt_omp_dep {
  *                                to it by ID; written before the first record that does
  *   lost THREAD CAUSE COUNT      events of a thread that had no ring (enum lt_lost_cause)
  *   end TICKS REASON             the process ended normally; absent after a crash
+ *   openmp ompt|gomp             how OpenMP is recorded (1.1): through OMPT, whose code
+ *                                addresses are call sites, or libgomp's entry points
  *   exec TICKS                   the process is about to exec (its new image has its own
  *                                directory, <host>.<pid>.N)
  */

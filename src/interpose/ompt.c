@@ -360,6 +360,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 	for (size_t i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++)
 		set(cbs[i].event, cbs[i].fn);
 	lt_ompt_active = 1;
+	lt_meta_line("openmp ompt");
 	lt_info("OpenMP: recording through OMPT");
 	return 1; /* keep the tool */
 }

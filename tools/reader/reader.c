@@ -199,6 +199,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		} else if (!strcmp(line, "host")) {
 			unescape(val);
 			snprintf(p->host, sizeof(p->host), "%s", val);
+		} else if (!strcmp(line, "openmp")) {
+			p->ompt = !strncmp(val, "ompt", 4);
 		} else if (!strcmp(line, "exe")) {
 			unescape(val);
 			snprintf(p->exe, sizeof(p->exe), "%s", val);

@@ -60,7 +60,8 @@ struct rd_process {
 	double ns_per_tick; /* fitted to the clock readings */
 	struct rd_sync *syncs;
 	size_t nsyncs;
-	int ended;	    /* an "end" or "exec" line: the process ended normally */
+	int ended; /* an "end" or "exec" line: the process ended normally */
+	int ompt;  /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
 	uint64_t end_ticks; /* and when */
 	struct rd_map *maps;
 	size_t nmaps;

@@ -177,8 +177,9 @@ static uint32_t user_region(struct cv *cv, const char *name)
 	return region(cv, 'U', name, &r);
 }
 
-/* The region of a code address of process p (a start routine). */
-static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t addr)
+/* What code address addr of process p is. */
+static void resolve_code(struct cv *cv, const struct rd_process *p, uint64_t addr,
+			 struct sym_result *out)
 {
 	struct sym_result s;
 	const struct rd_map *map = NULL;
@@ -201,6 +202,14 @@ static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t 
 			break;
 		}
 	}
+	*out = s;
+}
+
+/* The region of a code address of process p (a start routine). */
+static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t addr)
+{
+	struct sym_result s;
+	resolve_code(cv, p, addr, &s);
 	char name[2048];
 	if (s.file && s.line) {
 		const char *base = strrchr(s.file, '/');
@@ -234,6 +243,109 @@ static uint32_t main_region(struct cv *cv, const struct rd_process *p)
 	return region(cv, 'F', "main", &r);
 }
 
+static enum cv_role omp_role(unsigned c)
+{
+	switch (c) {
+	case LT_OMP_parallel:
+	case LT_OMP_teams:
+		return CV_ROLE_PARALLEL;
+	case LT_OMP_loop:
+	case LT_OMP_taskloop:
+		return CV_ROLE_LOOP;
+	case LT_OMP_sections:
+		return CV_ROLE_SECTIONS;
+	case LT_OMP_single:
+		return CV_ROLE_SINGLE;
+	case LT_OMP_barrier:
+		return CV_ROLE_BARRIER;
+	case LT_OMP_implicit_barrier:
+		return CV_ROLE_IMPLICIT_BARRIER;
+	case LT_OMP_taskwait:
+	case LT_OMP_taskgroup:
+		return CV_ROLE_TASK_WAIT;
+	case LT_OMP_critical:
+		return CV_ROLE_CRITICAL;
+	case LT_OMP_atomic:
+		return CV_ROLE_ATOMIC;
+	case LT_OMP_ordered:
+		return CV_ROLE_ORDERED;
+	case LT_OMP_task_create:
+		return CV_ROLE_TASK_CREATE;
+	case LT_OMP_task:
+		return CV_ROLE_TASK;
+	case LT_OMP_masked:
+		return CV_ROLE_MASTER;
+	case LT_OMP_workshare:
+		return CV_ROLE_WORKSHARE;
+	}
+	return CV_ROLE_WRAPPER; /* the lock API, taskyield, cancel */
+}
+
+/*
+ * The region of OpenMP construct c.  Parallel regions and tasks are named after their code
+ * as Score-P does: "!$omp parallel @file.c:42" (the outlined function's line, or the call
+ * site's for an OMPT return address), "!$omp parallel <function>" without line numbers.
+ */
+static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c, uint64_t addr,
+			   int return_address)
+{
+	const char *what = rd_omp_name(c);
+	struct cv_region r = {0, 0, CV_NO_STRING, 0, omp_role(c), CV_PARADIGM_OPENMP};
+	if (!addr) {
+		r.name = r.canonical = cv_string(cv, what);
+		return region(cv, 'O', what, &r);
+	}
+	struct sym_result s;
+	resolve_code(cv, p, return_address ? addr - 1 : addr, &s);
+	char name[2048];
+	if (s.file && s.line) {
+		const char *base = strrchr(s.file, '/');
+		snprintf(name, sizeof(name), "%s @%s:%u", what, base ? base + 1 : s.file, s.line);
+	} else {
+		snprintf(name, sizeof(name), "%s %s", what, s.function);
+	}
+	r.name = cv_string(cv, name);
+	r.canonical = cv_string(cv, s.symbol ? s.symbol : s.function);
+	r.file = s.file ? cv_string(cv, s.file) : CV_NO_STRING;
+	r.line = s.line;
+	return region(cv, 'O', name, &r);
+}
+
+/* The team thread `forker` of process `process` forks with `size` threads; loc joins it. */
+static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32_t size,
+			uint32_t loc)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%u:%u:%u", process, forker, size);
+	if (!cv->team_map && !(cv->team_map = calloc(1, sizeof(*cv->team_map))))
+		return 0;
+	uint32_t id = cv->nteams;
+	uint32_t *v = strmap_get(cv->team_map, key, &id);
+	if (!v)
+		return 0;
+	if (*v == id && id == cv->nteams) {
+		if (cv->nteams == cv->teams_cap) {
+			struct cv_team *a = grow(cv->teams, &cv->teams_cap, sizeof(*a));
+			if (!a)
+				return 0;
+			cv->teams = a;
+		}
+		cv->teams[cv->nteams++] = (struct cv_team){process, forker, size, NULL, 0, 0};
+	}
+	struct cv_team *tm = &cv->teams[*v];
+	for (uint32_t i = 0; i < tm->nmembers; i++)
+		if (tm->members[i] == loc)
+			return *v;
+	if (tm->nmembers == tm->cap) {
+		uint32_t *a = grow(tm->members, &tm->cap, sizeof(*a));
+		if (!a)
+			return *v;
+		tm->members = a;
+	}
+	tm->members[tm->nmembers++] = loc;
+	return *v;
+}
+
 static uint32_t metric(struct cv *cv, const char *name, int is_double)
 {
 	char key[1100];
@@ -264,6 +376,7 @@ struct frame {
 
 struct held {
 	uint32_t lock, order;
+	enum cv_paradigm paradigm;
 };
 
 struct tstate {
@@ -286,6 +399,89 @@ struct lockent {
 	uint32_t id, order;
 };
 
+/* A map of 64-bit keys (never 0) to 64-bit values: open addressing, deletion by backward
+ * shift, so that it holds only what is live. */
+struct idmap {
+	uint64_t *keys, *vals;
+	size_t n, cap;
+};
+
+static size_t idmap_slot(const struct idmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+}
+
+static uint64_t *idmap_get(struct idmap *m, uint64_t key, int create)
+{
+	if (!key)
+		return NULL;
+	if (create && (m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return NULL;
+		}
+		struct idmap nm = {k, v, 0, cap};
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i]) {
+				size_t j = idmap_slot(&nm, m->keys[i]);
+				while (k[j])
+					j = (j + 1) & (cap - 1);
+				k[j] = m->keys[i];
+				v[j] = m->vals[i];
+			}
+		nm.n = m->n;
+		free(m->keys);
+		free(m->vals);
+		*m = nm;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t j = idmap_slot(m, key);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->keys[j]) {
+		if (!create)
+			return NULL;
+		m->keys[j] = key;
+		m->vals[j] = 0;
+		m->n++;
+	}
+	return &m->vals[j];
+}
+
+static void idmap_del(struct idmap *m, uint64_t key)
+{
+	if (!key || !m->cap)
+		return;
+	size_t j = idmap_slot(m, key);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->keys[j])
+		return;
+	m->keys[j] = 0;
+	m->n--;
+	for (size_t i = (j + 1) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		size_t home = idmap_slot(m, m->keys[i]);
+		/* Move i back to j when its home is not in (j, i] (cyclically). */
+		if ((i > j && (home <= j || home > i)) || (i < j && home <= j && home > i)) {
+			m->keys[j] = m->keys[i];
+			m->vals[j] = m->vals[i];
+			m->keys[i] = 0;
+			j = i;
+		}
+	}
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	*m = (struct idmap){0};
+}
+
 struct pstate {
 	struct cv *cv;
 	struct rd_process *p;
@@ -300,6 +496,10 @@ struct pstate {
 	size_t nlocks, locks_cap;
 	uint32_t *next_lock_id;
 	uint32_t *user_regions; /* process string id -> user region id + 1 (0: not yet) */
+	struct idmap pars;	/* parallel id -> code address, from fork to join */
+	struct idmap tasks;	/* task id -> code address, from creation to completion */
+	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
+	struct idmap depends;	/* task id -> string id of the tasks it waits for */
 	int failed;
 };
 
@@ -443,9 +643,10 @@ static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64
 	return 0;
 }
 
-#define FN_USER	 (-1) /* an annotated region */
-#define FN_MAIN	 (-2) /* the main thread's "main", which ends with the process */
-#define FN_START (-3) /* a thread's start routine, which ends with the thread */
+#define FN_USER	  (-1)		    /* an annotated region */
+#define FN_MAIN	  (-2)		    /* the main thread's "main", which ends with the process */
+#define FN_START  (-3)		    /* a thread's start routine, which ends with the thread */
+#define FN_OMP(c) (1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
 
 /* How a thread's frames are closed. */
 enum close_how {
@@ -469,8 +670,11 @@ static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t n
 {
 	while (t->depth > to) {
 		t->depth--;
-		int c = closed_by_converter(t->stack[t->depth].fn, how);
-		cv->ops->leave(cv, l, ns, t->stack[t->depth].region, c);
+		const struct frame *f = &t->stack[t->depth];
+		int c = closed_by_converter(f->fn, how);
+		cv->ops->leave(cv, l, ns, f->region, c);
+		if (f->fn == FN_OMP(LT_OMP_parallel))
+			cv->ops->team_end(cv, l, ns, (uint32_t)f->obj2);
 		if (c)
 			cv->stats.unclosed++;
 	}
@@ -527,7 +731,7 @@ static int is_cond_wait(unsigned fn)
 #define HELD_MAX 64 /* locks one thread holds at once; beyond, acquisitions are not shown */
 
 static void lock_event(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64_t ns,
-		       int acquire, uint64_t addr)
+		       int acquire, uint64_t addr, enum cv_paradigm paradigm)
 {
 	struct lockent *e = addr ? lock_get(ps, addr) : NULL;
 	if (!e)
@@ -545,14 +749,14 @@ static void lock_event(struct pstate *ps, struct cv_loc *l, struct tstate *t, ui
 			t->held = a;
 			t->held_cap = cap;
 		}
-		t->held[t->nheld++] = (struct held){e->id, ++e->order};
-		ps->cv->ops->lock(ps->cv, l, ns, 1, e->id, e->order);
+		t->held[t->nheld++] = (struct held){e->id, ++e->order, paradigm};
+		ps->cv->ops->lock(ps->cv, l, ns, paradigm, 1, e->id, e->order);
 		return;
 	}
 	for (uint32_t i = t->nheld; i-- > 0;) {
 		if (t->held[i].lock != e->id)
 			continue;
-		ps->cv->ops->lock(ps->cv, l, ns, 0, e->id, t->held[i].order);
+		ps->cv->ops->lock(ps->cv, l, ns, t->held[i].paradigm, 0, e->id, t->held[i].order);
 		t->held[i] = t->held[--t->nheld];
 		return;
 	}
@@ -565,7 +769,7 @@ static void release_held(struct pstate *ps, struct cv_loc *l, struct tstate *t, 
 {
 	while (t->nheld) {
 		struct held *h = &t->held[--t->nheld];
-		ps->cv->ops->lock(ps->cv, l, ns, 0, h->lock, h->order);
+		ps->cv->ops->lock(ps->cv, l, ns, h->paradigm, 0, h->lock, h->order);
 	}
 }
 
@@ -580,6 +784,162 @@ static const char *lost_cause(unsigned cause)
 		return "the thread got no buffer";
 	}
 	return "unknown cause";
+}
+
+static int omp_lock_kind(unsigned c)
+{
+	return c == LT_OMP_set_lock || c == LT_OMP_set_nest_lock;
+}
+
+/* Enters OpenMP region `reg` (construct c) on t; for tasks with the task's attributes. */
+static int omp_enter(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64_t ns,
+		     uint32_t reg, unsigned c, uint64_t obj, uint64_t obj2)
+{
+	struct cv *cv = ps->cv;
+	if (push(cv, t, reg, FN_OMP(c), obj, obj2))
+		return -1;
+	if ((c == LT_OMP_task || c == LT_OMP_task_create) && obj) {
+		uint64_t *dep = idmap_get(&ps->depends, obj, 0);
+		cv->ops->enter_task(cv, l, ns, reg, obj, dep ? (uint32_t)*dep : CV_NO_STRING);
+	} else {
+		cv->ops->enter(cv, l, ns, reg);
+	}
+	return 0;
+}
+
+/* A task's dependence on address addr: it waits for the address's last writer. */
+static void omp_dependence(struct pstate *ps, uint64_t task, uint64_t addr, unsigned kind)
+{
+	uint64_t *w = idmap_get(&ps->writers, addr, kind != LT_OMP_DEP_IN);
+	uint64_t pred = w ? *w : 0;
+	if (kind != LT_OMP_DEP_IN && w)
+		*w = task;
+	if (!pred || pred == task)
+		return;
+	uint64_t *d = idmap_get(&ps->depends, task, 1);
+	if (!d)
+		return;
+	char list[1024];
+	const char *old = *d ? ps->cv->strings[*d - 1] : NULL;
+	if (old && strlen(old) > sizeof(list) - 32)
+		return; /* a long list: the first edges are kept */
+	snprintf(list, sizeof(list), "%s%s%" PRIu64, old ? old : "", old ? "," : "", pred);
+	*d = cv_string(ps->cv, list) + 1;
+}
+
+static void handle_omp(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		       const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const struct cv_ops *o = cv->ops;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u, c = r->sub;
+	uint64_t p0 = np >= 1 ? pl[0] : 0, p1 = np >= 2 ? pl[1] : 0;
+	if (c >= LT_OMP_MAX && r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
+	    r->type != LT_REC_OMP_TASK_DEP) {
+		cv->stats.anomalies++;
+		return;
+	}
+	int ompt = 0; /* code addresses from OMPT are return addresses */
+	switch (r->type) {
+	case LT_REC_OMP_FORK: {
+		uint64_t *a = idmap_get(&ps->pars, p0, 1);
+		if (a)
+			*a = p1;
+		o->thread_fork(cv, l, ns, r->arg);
+		break;
+	}
+	case LT_REC_OMP_JOIN:
+		idmap_del(&ps->pars, p0);
+		o->thread_join(cv, l, ns);
+		break;
+	case LT_REC_OMP_TEAM_BEGIN: {
+		uint64_t *a = idmap_get(&ps->pars, p0, 0);
+		uint64_t addr = a ? *a : 0;
+		/* A GOMP fork names the outlined function; OMPT gives the call site. */
+		ompt = ps->p->ompt;
+		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), (uint32_t)p1,
+					(uint32_t)(l - cv->locs));
+		o->team_begin(cv, l, ns, team);
+		uint32_t reg = omp_region(cv, ps->p, LT_OMP_parallel, addr, ompt);
+		if (omp_enter(ps, l, t, ns, reg, LT_OMP_parallel, p0, team))
+			o->team_end(cv, l, ns, team);
+		break;
+	}
+	case LT_REC_OMP_TEAM_END: {
+		struct frame *f = pop_match(cv, l, t, ns, FN_OMP(LT_OMP_parallel), 0);
+		if (f) {
+			o->leave(cv, l, ns, f->region, 0);
+			o->team_end(cv, l, ns, (uint32_t)f->obj2);
+		}
+		break;
+	}
+	case LT_REC_OMP_ENTER: {
+		uint64_t addr = c == LT_OMP_task_create ? p1 : 0;
+		if (c == LT_OMP_task_create && p0) {
+			uint64_t *a = idmap_get(&ps->tasks, p0, 1);
+			if (a)
+				*a = p1;
+		}
+		uint32_t reg = omp_region(cv, ps->p, c, addr, ps->p->ompt);
+		omp_enter(ps, l, t, ns, reg, c, p0, 0);
+		break;
+	}
+	case LT_REC_OMP_ACQUIRED:
+		if (p0)
+			lock_event(ps, l, t, ns, 1, p0, CV_PARADIGM_OPENMP);
+		if (omp_lock_kind(c)) { /* the set call returns holding the lock */
+			struct frame *f = t->depth ? &t->stack[t->depth - 1] : NULL;
+			if (f && f->fn == FN_OMP(c)) {
+				t->depth--;
+				o->leave(cv, l, ns, f->region, 0);
+			}
+		}
+		break;
+	case LT_REC_OMP_LEAVE: {
+		if (c == LT_OMP_unset_lock || c == LT_OMP_unset_nest_lock) {
+			uint32_t reg = omp_region(cv, ps->p, c, 0, 0);
+			o->enter(cv, l, ns, reg);
+			if (p0)
+				lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
+			o->leave(cv, l, ns, reg, 0);
+			break;
+		}
+		if (p0 && (c == LT_OMP_critical || c == LT_OMP_atomic || c == LT_OMP_ordered))
+			lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
+		struct frame *f = pop_match(cv, l, t, ns, FN_OMP(c), 0);
+		if (f)
+			o->leave(cv, l, ns, f->region, 0);
+		break;
+	}
+	case LT_REC_OMP_TASK_BEGIN: {
+		uint64_t addr = p1;
+		ompt = 0;
+		if (!addr) { /* OMPT: the creation's call site */
+			uint64_t *a = idmap_get(&ps->tasks, p0, 0);
+			addr = a ? *a : 0;
+			ompt = 1;
+		}
+		uint32_t reg = omp_region(cv, ps->p, LT_OMP_task, addr, ompt);
+		omp_enter(ps, l, t, ns, reg, LT_OMP_task, p0, 0);
+		break;
+	}
+	case LT_REC_OMP_TASK_END: {
+		struct frame *f = pop_match(cv, l, t, ns, FN_OMP(LT_OMP_task), 0);
+		if (f)
+			o->leave(cv, l, ns, f->region, 0);
+		if (!(r->arg & LT_OMP_F_SWITCH)) {
+			idmap_del(&ps->tasks, p0);
+			idmap_del(&ps->depends, p0);
+		}
+		break;
+	}
+	case LT_REC_OMP_TASK_DEP:
+		omp_dependence(ps, p0, p1, r->arg);
+		break;
+	case LT_REC_OMP_CHUNK:
+		break; /* chunks are in the trace (trace-dump); no OTF2 record fits them */
+	}
 }
 
 static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
@@ -665,7 +1025,8 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			break;
 		o->enter(cv, l, ns, reg);
 		if (is_cond_wait(r->sub))
-			lock_event(ps, l, t, ns, 0, obj2); /* the wait releases the mutex */
+			lock_event(ps, l, t, ns, 0, obj2,
+				   CV_PARADIGM_PTHREAD); /* the wait releases the mutex */
 		break;
 	}
 	case LT_REC_CALL_LEAVE: {
@@ -674,9 +1035,10 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			break;
 		int result = (int)r->arg;
 		if (is_lock_fn(r->sub) && result == 0)
-			lock_event(ps, l, t, ns, 1, f->obj);
+			lock_event(ps, l, t, ns, 1, f->obj, CV_PARADIGM_PTHREAD);
 		else if (is_cond_wait(r->sub) && (result == 0 || result == ETIMEDOUT))
-			lock_event(ps, l, t, ns, 1, f->obj2); /* the mutex is held again */
+			lock_event(ps, l, t, ns, 1, f->obj2,
+				   CV_PARADIGM_PTHREAD); /* the mutex is held again */
 		o->leave(cv, l, ns, f->region, 0);
 		break;
 	}
@@ -689,10 +1051,10 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		uint64_t obj = np >= 1 ? pl[0] : 0;
 		o->enter(cv, l, ns, reg);
 		if (r->arg == 0 && is_lock_fn(r->sub))
-			lock_event(ps, l, t, ns, 1, obj);
+			lock_event(ps, l, t, ns, 1, obj, CV_PARADIGM_PTHREAD);
 		else if (r->arg == 0 && (r->sub == LT_FN_pthread_mutex_unlock ||
 					 r->sub == LT_FN_pthread_rwlock_unlock))
-			lock_event(ps, l, t, ns, 0, obj);
+			lock_event(ps, l, t, ns, 0, obj, CV_PARADIGM_PTHREAD);
 		o->leave(cv, l, ns, reg, 0);
 		break;
 	}
@@ -744,7 +1106,10 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		break;
 	}
 	default:
-		cv->stats.anomalies++;
+		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK)
+			handle_omp(ps, t, l, ns, r);
+		else
+			cv->stats.anomalies++;
 	}
 }
 
@@ -895,6 +1260,10 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 				"the trace holds everything up to its death");
 out:
 	free(ps.user_regions);
+	idmap_free(&ps.pars);
+	idmap_free(&ps.tasks);
+	idmap_free(&ps.writers);
+	idmap_free(&ps.depends);
 	free(ps.ts);
 	free(ps.heap);
 	free(ps.locks);
@@ -952,6 +1321,7 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	for (int i = 0; i < ndirs; i++)
 		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
 	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
+	cv->max_procs = (size_t)ndirs;
 	int *parent_pid = calloc((size_t)ndirs, sizeof(*parent_pid));
 	if (!cv->procs || !parent_pid) {
 		free(parent_pid);
@@ -1011,4 +1381,8 @@ void cv_free(struct cv *cv)
 		free(cv->procs[i].dir_name);
 	free(cv->procs);
 	free(cv->locs);
+	for (uint32_t i = 0; i < cv->nteams; i++)
+		free(cv->teams[i].members);
+	free(cv->teams);
+	strmap_free(cv->team_map);
 }

@@ -25,12 +25,28 @@ enum cv_role { /* what a region is; backends map these to their own roles */
 	       CV_ROLE_THREAD_CREATE,
 	       CV_ROLE_THREAD_WAIT,
 	       CV_ROLE_USER,
+	       /* OpenMP */
+	       CV_ROLE_PARALLEL,
+	       CV_ROLE_LOOP,
+	       CV_ROLE_SECTIONS,
+	       CV_ROLE_SINGLE,
+	       CV_ROLE_BARRIER,
+	       CV_ROLE_IMPLICIT_BARRIER,
+	       CV_ROLE_CRITICAL,
+	       CV_ROLE_ATOMIC,
+	       CV_ROLE_ORDERED,
+	       CV_ROLE_MASTER,
+	       CV_ROLE_TASK,
+	       CV_ROLE_TASK_CREATE,
+	       CV_ROLE_TASK_WAIT,
+	       CV_ROLE_WORKSHARE,
 };
 
 enum cv_paradigm {
 	CV_PARADIGM_USER,    /* annotations, start routines, main */
 	CV_PARADIGM_PTHREAD, /* pthread calls */
 	CV_PARADIGM_PROCESS, /* fork, exec, spawn, dlopen */
+	CV_PARADIGM_OPENMP,
 };
 
 struct cv_region {
@@ -57,6 +73,14 @@ struct cv_process {
 	size_t nlocs;
 	int ended;		  /* the meta file says it ended normally */
 	uint64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at its start */
+};
+
+/* An OpenMP thread team: the threads that ever took part in the teams one thread forked
+ * with one size (libgomp and libomp reuse their threads, so that is one team to a user). */
+struct cv_team {
+	uint32_t process, forker, size;
+	uint32_t *members; /* indices into cv.locs */
+	uint32_t nmembers, cap;
 };
 
 struct cv_loc {
@@ -93,8 +117,18 @@ struct cv_ops {
 			     uint32_t tid);
 	void (*thread_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
 	void (*thread_wait)(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq);
-	void (*lock)(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint32_t lock,
-		     uint32_t order);
+	void (*lock)(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm paradigm,
+		     int acquire, uint32_t lock, uint32_t order);
+	/* OpenMP fork/join: a fork on the encountering thread, team begin/end on each member
+	 * (team: index into cv.teams), the join on the encountering thread. */
+	void (*thread_fork)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t requested);
+	void (*thread_join)(struct cv *cv, struct cv_loc *l, uint64_t t);
+	void (*team_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
+	void (*team_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
+	/* Enter of a task or task creation region: the task's id, and the ids of the tasks it
+	 * depends on as a string ("3,7"), or CV_NO_STRING. */
+	void (*enter_task)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			   uint64_t task, uint32_t depends_on);
 	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);
 	/* kind: CV_MARK_* ; text: what the marker says */
 	void (*marker)(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text);
@@ -132,6 +166,10 @@ struct cv {
 	size_t nprocs;
 	struct cv_loc *locs;
 	size_t nlocs, locs_cap;
+	size_t max_procs; /* processes given (communicator ids of OpenMP teams follow theirs) */
+	struct cv_team *teams;
+	uint32_t nteams, teams_cap;
+	struct cv_strmap *team_map; /* key: process:forker:size */
 
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */

@@ -29,7 +29,7 @@
 #define DEF_CHUNK  (4u * 1024u * 1024u)
 #define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
 
-enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_COUNT };
+enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_TASK_ID, ATTR_TASK_DEPENDS, ATTR_COUNT };
 
 struct out {
 	OTF2_Archive *ar;
@@ -240,19 +240,61 @@ static void thread_wait(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t se
 	check(cv, OTF2_EvtWriter_ThreadWait(l->out, NULL, t, l->process, seq), "ThreadWait");
 }
 
-static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, int acquire, uint32_t id,
-		 uint32_t order)
+static OTF2_Paradigm paradigm(enum cv_paradigm p);
+
+static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm p, int acquire,
+		 uint32_t id, uint32_t order)
 {
 	if (acquire)
-		check(cv,
-		      OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
-						       order),
+		check(cv, OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, paradigm(p), id, order),
 		      "ThreadAcquireLock");
 	else
-		check(cv,
-		      OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, OTF2_PARADIGM_PTHREAD, id,
-						       order),
+		check(cv, OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, paradigm(p), id, order),
 		      "ThreadReleaseLock");
+}
+
+static void thread_fork(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t requested)
+{
+	check(cv, OTF2_EvtWriter_ThreadFork(l->out, NULL, t, OTF2_PARADIGM_OPENMP, requested),
+	      "ThreadFork");
+}
+
+static void thread_join(struct cv *cv, struct cv_loc *l, uint64_t t)
+{
+	check(cv, OTF2_EvtWriter_ThreadJoin(l->out, NULL, t, OTF2_PARADIGM_OPENMP), "ThreadJoin");
+}
+
+/* Communicators: each process's thread contingent (one per process given, readable or
+ * not), then the OpenMP teams. */
+static OTF2_CommRef team_comm(struct cv *cv, uint32_t team)
+{
+	return (OTF2_CommRef)(cv->max_procs + team);
+}
+
+static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
+{
+	check(cv, OTF2_EvtWriter_ThreadTeamBegin(l->out, NULL, t, team_comm(cv, team)),
+	      "ThreadTeamBegin");
+}
+
+static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
+{
+	check(cv, OTF2_EvtWriter_ThreadTeamEnd(l->out, NULL, t, team_comm(cv, team)),
+	      "ThreadTeamEnd");
+}
+
+static void enter_task(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, uint64_t task,
+		       uint32_t depends_on)
+{
+	struct out *o = cv->out;
+	OTF2_AttributeList *a = NULL;
+	if (o->attrs &&
+	    OTF2_AttributeList_AddUint64(o->attrs, ATTR_TASK_ID, task) == OTF2_SUCCESS) {
+		a = o->attrs;
+		if (depends_on != CV_NO_STRING)
+			OTF2_AttributeList_AddStringRef(o->attrs, ATTR_TASK_DEPENDS, depends_on);
+	}
+	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
 }
 
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
@@ -321,6 +363,34 @@ static OTF2_RegionRole role(enum cv_role r)
 		return OTF2_REGION_ROLE_THREAD_CREATE;
 	case CV_ROLE_THREAD_WAIT:
 		return OTF2_REGION_ROLE_THREAD_WAIT;
+	case CV_ROLE_PARALLEL:
+		return OTF2_REGION_ROLE_PARALLEL;
+	case CV_ROLE_LOOP:
+		return OTF2_REGION_ROLE_LOOP;
+	case CV_ROLE_SECTIONS:
+		return OTF2_REGION_ROLE_SECTIONS;
+	case CV_ROLE_SINGLE:
+		return OTF2_REGION_ROLE_SINGLE;
+	case CV_ROLE_BARRIER:
+		return OTF2_REGION_ROLE_BARRIER;
+	case CV_ROLE_IMPLICIT_BARRIER:
+		return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
+	case CV_ROLE_CRITICAL:
+		return OTF2_REGION_ROLE_CRITICAL;
+	case CV_ROLE_ATOMIC:
+		return OTF2_REGION_ROLE_ATOMIC;
+	case CV_ROLE_ORDERED:
+		return OTF2_REGION_ROLE_ORDERED;
+	case CV_ROLE_MASTER:
+		return OTF2_REGION_ROLE_MASTER;
+	case CV_ROLE_TASK:
+		return OTF2_REGION_ROLE_TASK;
+	case CV_ROLE_TASK_CREATE:
+		return OTF2_REGION_ROLE_TASK_CREATE;
+	case CV_ROLE_TASK_WAIT:
+		return OTF2_REGION_ROLE_TASK_WAIT;
+	case CV_ROLE_WORKSHARE:
+		return OTF2_REGION_ROLE_WORKSHARE;
 	case CV_ROLE_FUNCTION:
 	case CV_ROLE_USER:
 		break;
@@ -333,6 +403,8 @@ static OTF2_Paradigm paradigm(enum cv_paradigm p)
 	switch (p) {
 	case CV_PARADIGM_PTHREAD:
 		return OTF2_PARADIGM_PTHREAD;
+	case CV_PARADIGM_OPENMP:
+		return OTF2_PARADIGM_OPENMP;
 	case CV_PARADIGM_USER:
 		return OTF2_PARADIGM_USER;
 	case CV_PARADIGM_PROCESS:
@@ -359,11 +431,30 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		 s_closed_d = cv_string(cv, "the trace left this region open; the converter "
 					    "closed it at the location's last time stamp"),
 		 s_count = cv_string(cv, "#"), s_linux = cv_string(cv, "Linux");
-	uint32_t *s_comm = calloc(cv->nprocs ? cv->nprocs : 1, sizeof(*s_comm));
-	for (size_t i = 0; s_comm && i < cv->nprocs; i++) {
+	uint32_t s_openmp = cv_string(cv, "OpenMP"),
+		 s_team_template = cv_string(cv, "Thread team ${id}"),
+		 s_task = cv_string(cv, "TaskId"),
+		 s_task_d = cv_string(cv, "the OpenMP task's id (unique in its process)"),
+		 s_deps = cv_string(cv, "TaskDependsOn"),
+		 s_deps_d = cv_string(cv, "ids of the tasks this task waited for (depend clauses)"),
+		 s_unread = cv_string(cv, "(unreadable process)");
+	size_t ncomm = cv->max_procs + cv->nteams;
+	uint32_t *s_comm = calloc(ncomm ? ncomm : 1, sizeof(*s_comm));
+	for (size_t i = 0; s_comm && i < cv->max_procs; i++) {
 		char name[400];
+		if (i >= cv->nprocs) {
+			s_comm[i] = s_unread;
+			continue;
+		}
 		snprintf(name, sizeof(name), "pthreads of %s", cv->strings[cv->procs[i].name]);
 		s_comm[i] = cv_string(cv, name);
+	}
+	for (uint32_t k = 0; s_comm && k < cv->nteams; k++) {
+		char name[400];
+		const struct cv_team *tm = &cv->teams[k];
+		snprintf(name, sizeof(name), "Thread team %u (%u threads, thread %u of %s)", k,
+			 tm->size, tm->forker, cv->strings[cv->procs[tm->process].name]);
+		s_comm[cv->max_procs + k] = cv_string(cv, name);
 	}
 	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
 	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
@@ -378,6 +469,19 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_PTHREAD, s_pthread,
 						 OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT),
 	      "Paradigm");
+	if (cv->nteams) {
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, s_openmp,
+							 OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN),
+		      "Paradigm");
+		OTF2_AttributeValue v;
+		v.stringRef = s_team_template;
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteParadigmProperty(
+			  g, OTF2_PARADIGM_OPENMP, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
+			  OTF2_TYPE_STRING, v),
+		      "ParadigmProperty");
+	}
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_linux, s_machine,
 						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
@@ -431,7 +535,7 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 						      OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
 						      (uint32_t)cv->nlocs, members),
 		      "Group");
-		for (size_t p = 0; p < cv->nprocs; p++) {
+		for (size_t p = 0; p < cv->max_procs; p++) {
 			for (size_t k = 0; k < cv->procs[p].nlocs; k++)
 				members[k] = cv->procs[p].first_loc + k;
 			check(cv,
@@ -441,15 +545,46 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 				  (uint32_t)cv->procs[p].nlocs, members),
 			      "Group");
 		}
+		/* OpenMP: every thread again (same order: ranks are location indices), then
+		 * each team over it. */
+		OTF2_GroupRef omp = (OTF2_GroupRef)(1 + cv->max_procs);
+		if (cv->nteams) {
+			for (size_t i = 0; i < cv->nlocs; i++)
+				members[i] = cv->locs[i].id;
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteGroup(
+				  g, omp, s_openmp, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+				  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)cv->nlocs,
+				  members),
+			      "Group");
+		}
+		for (uint32_t k = 0; k < cv->nteams; k++) {
+			const struct cv_team *tm = &cv->teams[k];
+			for (uint32_t i = 0; i < tm->nmembers; i++)
+				members[i] = tm->members[i];
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteGroup(
+				  g, omp + 1 + k, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+				  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, tm->nmembers,
+				  members),
+			      "Group");
+		}
 		free(members);
 	} else {
 		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
 	}
-	for (size_t p = 0; p < cv->nprocs; p++)
+	for (size_t p = 0; p < cv->max_procs; p++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteComm(
 			  g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty, (OTF2_GroupRef)(1 + p),
 			  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+		      "Comm");
+	for (uint32_t k = 0; k < cv->nteams; k++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteComm(g, team_comm(cv, k),
+						     s_comm ? s_comm[cv->max_procs + k] : s_empty,
+						     (OTF2_GroupRef)(2 + cv->max_procs + k),
+						     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
 		      "Comm");
 	free(s_comm);
 	for (uint32_t m = 0; m < cv->nmetrics; m++)
@@ -474,6 +609,14 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d,
 						  OTF2_TYPE_UINT8),
+	      "Attribute");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_TASK_ID, s_task, s_task_d,
+						  OTF2_TYPE_UINT64),
+	      "Attribute");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_TASK_DEPENDS, s_deps, s_deps_d,
+						  OTF2_TYPE_STRING),
 	      "Attribute");
 	(void)o;
 }
@@ -534,6 +677,11 @@ const struct cv_ops cv_otf2_ops = {
     .thread_end = thread_end,
     .thread_wait = thread_wait,
     .lock = lock,
+    .thread_fork = thread_fork,
+    .thread_join = thread_join,
+    .team_begin = team_begin,
+    .team_end = team_end,
+    .enter_task = enter_task,
     .metric = metric,
     .marker = marker,
     .program_begin = program_begin,
