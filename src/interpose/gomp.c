@@ -11,6 +11,7 @@
  * code), the wrappers only forward: the runtime reports the same constructs through OMPT.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,10 +25,28 @@
 			real_##name = lt_dlsym_next(#name, NULL); \
 	} while (0)
 
+/* Whether the GOMP_* and omp_* functions behind ours are libgomp's (1), or another
+ * runtime's compatibility layer (0: LLVM libomp, which reports through OMPT, even for the
+ * constructs before it started our tool).  -1 before the first call. */
+static int gomp_native = -1;
+
+static __attribute__((noinline)) int gomp_detect(void)
+{
+	void *fn = lt_dlsym_next("GOMP_parallel", NULL);
+	Dl_info info;
+	int native = fn && dladdr(fn, &info) && info.dli_fname &&
+		     strstr(info.dli_fname, "libgomp") != NULL;
+	lt_debug("OpenMP: %s", native ? "libgomp, through GOMP_* interposition"
+				      : "another runtime's GOMP layer: left to OMPT");
+	return native;
+}
+
 /* The thread's state when OpenMP constructs are recorded here, else NULL. */
 static inline struct lt_thread *omp_begin(void)
 {
-	if (lt_ompt_active)
+	if (unlikely(gomp_native < 0))
+		gomp_native = gomp_detect();
+	if (!gomp_native || lt_ompt_active)
 		return NULL;
 	return lt_begin(LT_MOD_OMP);
 }
