@@ -311,12 +311,13 @@ static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c
 	return region(cv, 'O', name, &r);
 }
 
-/* The team thread `forker` of process `process` forks with `size` threads; loc joins it. */
-static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32_t size,
-			uint32_t loc)
+/* The team thread `forker` of process `process` forks at nesting level `level` with `size`
+ * threads; loc joins it. */
+static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32_t level,
+			uint32_t size, uint32_t loc)
 {
-	char key[64];
-	snprintf(key, sizeof(key), "%u:%u:%u", process, forker, size);
+	char key[80];
+	snprintf(key, sizeof(key), "%u:%u:%u:%u", process, forker, level, size);
 	if (!cv->team_map && !(cv->team_map = calloc(1, sizeof(*cv->team_map))))
 		return 0;
 	uint32_t id = cv->nteams;
@@ -497,6 +498,7 @@ struct pstate {
 	uint32_t *next_lock_id;
 	uint32_t *user_regions; /* process string id -> user region id + 1 (0: not yet) */
 	struct idmap pars;	/* parallel id -> code address, from fork to join */
+	struct idmap levels;	/* parallel id -> nesting level + 1 of the fork */
 	struct idmap tasks;	/* task id -> code address, from creation to completion */
 	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
 	struct idmap depends;	/* task id -> string id of the tasks it waits for */
@@ -846,11 +848,18 @@ static void handle_omp(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
 		uint64_t *a = idmap_get(&ps->pars, p0, 1);
 		if (a)
 			*a = p1;
+		uint64_t level = 1; /* teams forked inside teams are teams of their own */
+		for (uint32_t i = 0; i < t->depth; i++)
+			level += t->stack[i].fn == FN_OMP(LT_OMP_parallel);
+		uint64_t *lv = idmap_get(&ps->levels, p0, 1);
+		if (lv)
+			*lv = level;
 		o->thread_fork(cv, l, ns, r->arg);
 		break;
 	}
 	case LT_REC_OMP_JOIN:
 		idmap_del(&ps->pars, p0);
+		idmap_del(&ps->levels, p0);
 		o->thread_join(cv, l, ns);
 		break;
 	case LT_REC_OMP_TEAM_BEGIN: {
@@ -858,8 +867,9 @@ static void handle_omp(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
 		uint64_t addr = a ? *a : 0;
 		/* A GOMP fork names the outlined function; OMPT gives the call site. */
 		ompt = ps->p->ompt;
-		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), (uint32_t)p1,
-					(uint32_t)(l - cv->locs));
+		uint64_t *lv = idmap_get(&ps->levels, p0, 0);
+		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), lv ? (uint32_t)*lv : 0,
+					(uint32_t)p1, (uint32_t)(l - cv->locs));
 		o->team_begin(cv, l, ns, team);
 		uint32_t reg = omp_region(cv, ps->p, LT_OMP_parallel, addr, ompt);
 		if (omp_enter(ps, l, t, ns, reg, LT_OMP_parallel, p0, team))
@@ -1261,6 +1271,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 out:
 	free(ps.user_regions);
 	idmap_free(&ps.pars);
+	idmap_free(&ps.levels);
 	idmap_free(&ps.tasks);
 	idmap_free(&ps.writers);
 	idmap_free(&ps.depends);

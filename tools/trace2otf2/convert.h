@@ -76,7 +76,8 @@ struct cv_process {
 };
 
 /* An OpenMP thread team: the threads that ever took part in the teams one thread forked
- * with one size (libgomp and libomp reuse their threads, so that is one team to a user). */
+ * at one nesting level with one size (libgomp and libomp reuse their threads, so that is
+ * one team to a user). */
 struct cv_team {
 	uint32_t process, forker, size;
 	uint32_t *members; /* indices into cv.locs */
@@ -169,7 +170,7 @@ struct cv {
 	size_t max_procs; /* processes given (communicator ids of OpenMP teams follow theirs) */
 	struct cv_team *teams;
 	uint32_t nteams, teams_cap;
-	struct cv_strmap *team_map; /* key: process:forker:size */
+	struct cv_strmap *team_map; /* key: process:forker:level:size */
 
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */
