@@ -19,10 +19,37 @@
 
 #include "../core/lt.h"
 
-#define RESOLVE(name)                                             \
-	do {                                                      \
-		if (unlikely(!real_##name))                       \
-			real_##name = lt_dlsym_next(#name, NULL); \
+/*
+ * The runtime's function `name`.  Usually the next definition after ours; but a library
+ * loaded with RTLD_LOCAL (a Python extension module linked with libgomp) has its OpenMP
+ * runtime out of the global scope, where RTLD_NEXT does not look, while its calls still
+ * reach our preloaded wrappers: then the runtime loaded privately is asked by name.
+ */
+static __attribute__((noinline)) void *gomp_sym(const char *name)
+{
+	void *p = lt_dlsym_next(name, NULL);
+	if (p)
+		return p;
+	static void *(*real_dlopen)(const char *, int); /* libc's: ours would record the call */
+	if (!real_dlopen)
+		real_dlopen = lt_dlsym_next("dlopen", NULL);
+	static const char *const runtimes[] = {"libgomp.so.1", "libomp.so.5", "libomp.so",
+					       "libiomp5.so"};
+	for (size_t i = 0; real_dlopen && i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		/* NOLOAD: only a runtime already in the process; the handle is kept, the
+		 * runtime stays loaded as long as its user anyway. */
+		void *h = real_dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h && (p = dlsym(h, name)))
+			return p;
+	}
+	lt_warn("OpenMP: no runtime defines %s", name);
+	return NULL;
+}
+
+#define RESOLVE(name)                                  \
+	do {                                           \
+		if (unlikely(!real_##name))            \
+			real_##name = gomp_sym(#name); \
 	} while (0)
 
 /* Whether the GOMP_* and omp_* functions behind ours are libgomp's (1), or another
@@ -32,10 +59,10 @@ static int gomp_native = -1;
 
 static __attribute__((noinline)) int gomp_detect(void)
 {
-	void *fn = lt_dlsym_next("GOMP_parallel", NULL);
+	void *fn = gomp_sym("GOMP_parallel");
 	Dl_info info;
-	int native = fn && dladdr(fn, &info) && info.dli_fname &&
-		     strstr(info.dli_fname, "libgomp") != NULL;
+	int native =
+	    fn && dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "libgomp") != NULL;
 	lt_debug("OpenMP: %s", native ? "libgomp, through GOMP_* interposition"
 				      : "another runtime's GOMP layer: left to OMPT");
 	return native;
@@ -89,8 +116,8 @@ static void par_trampoline(void *arg)
 #define PARALLEL(t, fn, data, nthreads, constr, call)                                          \
 	do {                                                                                   \
 		if (unlikely(!real_omp_get_thread_num)) {                                      \
-			real_omp_get_thread_num = lt_dlsym_next("omp_get_thread_num", NULL);   \
-			real_omp_get_num_threads = lt_dlsym_next("omp_get_num_threads", NULL); \
+			real_omp_get_thread_num = gomp_sym("omp_get_thread_num");              \
+			real_omp_get_num_threads = gomp_sym("omp_get_num_threads");            \
 		}                                                                              \
 		struct par par = {fn, data, lt_omp_id(t), constr};                             \
 		if (!real_omp_get_thread_num || !real_omp_get_num_threads) {                   \
