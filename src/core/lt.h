@@ -372,6 +372,9 @@ static inline uint64_t lt_omp_id(struct lt_thread *t)
 /* ompt.c: true once an OMPT runtime started our tool (the GOMP wrappers then stay quiet:
  * libomp's GOMP compatibility layer reports through OMPT already). */
 extern LT_HIDDEN int lt_ompt_active;
+/* gomp.c: inside omp_test_lock / omp_test_nest_lock while OMPT reports (libomp up to 14
+ * reports a test as ompt_mutex_lock / ompt_mutex_nest_lock). */
+extern LT_HIDDEN __thread int lt_omp_testing LT_TLS;
 /* Set by the OMPT finalize callback, which ends the process's trace (init.c's destructor
  * leaves that to it while the runtime is still up: its threads' last events come later). */
 extern LT_HIDDEN int lt_ompt_finalized;

@@ -491,6 +491,12 @@ RELEASE(omp_unset_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_unset_nest_lock,
 	{                                                                                  \
 		RESOLVE(name);                                                             \
 		struct lt_thread *t = omp_begin();                                         \
+		if (!t && lt_ompt_active) {                                                \
+			lt_omp_testing = 1;                                                \
+			int r = real_##name(l);                                            \
+			lt_omp_testing = 0;                                                \
+			return r;                                                          \
+		}                                                                          \
 		if (!t)                                                                    \
 			return real_##name(l);                                             \
 		lt_emit(t, LT_REC_OMP_ENTER, c, 0, 1, (uintptr_t)l, 0);                    \
@@ -506,6 +512,8 @@ RELEASE(omp_unset_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_unset_nest_lock,
 	}
 TEST(omp_test_lock, omp_lock_t, LT_OMP_test_lock)
 TEST(omp_test_nest_lock, omp_nest_lock_t, LT_OMP_test_nest_lock)
+
+__thread int lt_omp_testing LT_TLS;
 
 /* ---- tasks ---- */
 

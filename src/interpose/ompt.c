@@ -207,7 +207,12 @@ static int mutex_construct(int kind)
 				  LT_OMP_critical,
 				  LT_OMP_atomic,
 				  LT_OMP_ordered};
-	return kind > 0 && kind < (int)(sizeof(map) / sizeof(map[0])) ? map[kind] : -1;
+	int c = kind > 0 && kind < (int)(sizeof(map) / sizeof(map[0])) ? map[kind] : -1;
+	if (lt_omp_testing && c == LT_OMP_set_lock)
+		return LT_OMP_test_lock;
+	if (lt_omp_testing && c == LT_OMP_set_nest_lock)
+		return LT_OMP_test_nest_lock;
+	return c;
 }
 
 static void on_mutex_acquire(int kind, unsigned hint, unsigned impl, uint64_t wait_id,

@@ -802,7 +802,8 @@ static int omp_enter(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint
 		return -1;
 	if ((c == LT_OMP_task || c == LT_OMP_task_create) && obj) {
 		uint64_t *dep = idmap_get(&ps->depends, obj, 0);
-		cv->ops->enter_task(cv, l, ns, reg, obj, dep ? (uint32_t)*dep : CV_NO_STRING);
+		cv->ops->enter_task(cv, l, ns, reg, obj,
+				    dep && *dep ? (uint32_t)(*dep - 1) : CV_NO_STRING);
 	} else {
 		cv->ops->enter(cv, l, ns, reg);
 	}

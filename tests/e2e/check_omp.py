@@ -1,0 +1,401 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+r"""check_omp.py - reads an OTF2 archive with python3-otf2 (independent of our writer) and
+checks its OpenMP events: their structure, then the counts the caller knows about the
+traced program.  The generic checks (references, time order, Enter/Leave, lock holders) are
+check_otf2.py's; this one looks at the OpenMP paradigm only.
+
+    check_omp.py ARCHIVE/traces.otf2 [expectations...]
+
+Regions counted are those of paradigm OPENMP; ThreadFork, ThreadJoin, ThreadAcquireLock and
+ThreadReleaseLock those of model OPENMP; ThreadTeamBegin and ThreadTeamEnd all of them.
+A "team location" is a location with at least one ThreadTeamBegin.
+
+Structure (always):
+  - per location, ThreadFork and ThreadJoin pair up (a join closes the latest fork), and
+    ThreadTeamBegin and ThreadTeamEnd pair up with the same team, none left open; a location
+    begins only teams whose communicator's group holds it, never one it is in already;
+  - every Enter of a PARALLEL region (named '!$omp parallel...') lies inside a team on its
+    location, every ThreadTeamBegin is followed by the Enter of one, and there are as many
+    PARALLEL Enters as ThreadTeamBegins;
+  - every task created is executed and every task executed was created: the TaskId
+    attributes of the TASK_CREATE and the TASK Enters are the same set (without TaskId
+    attributes: as many TASK Enters as TASK_CREATE Enters).  A task suspended and resumed
+    (libomp reports the switches) is entered again with the same TaskId: a resumption;
+  - a TaskDependsOn attribute is a comma-separated list of TaskIds of tasks created, not the
+    task's own, and the task starts (first TASK Enter) after each of them ended (last Leave);
+  - nothing is entered inside a lock API call (a WRAPPER region of paradigm OPENMP);
+  - per location, as many OPENMP ThreadReleaseLock as ThreadAcquireLock, per lock.
+
+Expectations (each may be repeated; COUNT is N exactly, N+ at least N, or N-M from N to M):
+    --role ROLE=COUNT            Enters of regions of that otf2.RegionRole (PARALLEL, LOOP,
+                                 SECTIONS, SINGLE, BARRIER, IMPLICIT_BARRIER, CRITICAL,
+                                 ATOMIC, ORDERED, TASK, TASK_CREATE, TASK_WAIT, WRAPPER...)
+    --name NAME=COUNT            Enters of the region named exactly NAME
+    --name-prefix PREFIX=COUNT   Enters of regions whose name starts with PREFIX (mind that
+                                 '!$omp task' also matches '!$omp taskwait': say '!$omp task @')
+    --kind KIND=COUNT            events of that kind: ThreadFork, ThreadJoin, ThreadTeamBegin,
+                                 ThreadTeamEnd, ThreadAcquireLock, ThreadReleaseLock, Enter
+    --per-location-role ROLE=COUNT, --per-location-name NAME=COUNT,
+    --per-location-name-prefix PREFIX=COUNT, --per-location-kind KIND=COUNT
+                                 the same, on every team location
+    --team-locations COUNT       distinct team locations
+    --fork-locations COUNT       distinct locations with a ThreadFork
+    --team-size SIZE=COUNT       ThreadTeamBegins in teams (communicators) of SIZE members
+    --tasks COUNT                distinct tasks executed (TaskIds of TASK Enters)
+    --task-resumptions COUNT     TASK Enters of a task already entered before
+    --task-dependent COUNT       tasks with a TaskDependsOn attribute
+    --task-edges COUNT           distinct (task, task it waits for) pairs in those
+    --requested N=COUNT          ThreadForks that asked for N threads (0: the default)
+The '=' splits at the last '=', so names may hold one.  Prints the counts per location and
+in total; exits 1 with the reasons when anything fails, 2 on a usage error.  Example:
+
+    check_omp.py a.otf2/traces.otf2 --kind ThreadFork=5 --role PARALLEL=10 \
+        --per-location-role PARALLEL=5 --name-prefix '!$omp critical=8' --tasks 20+
+"""
+import collections
+import re
+import sys
+
+import otf2
+
+ROLES = {name: getattr(otf2.RegionRole, name) for name in dir(otf2.RegionRole) if name.isupper()}
+ROLE_NAMES = {v: k for k, v in ROLES.items()}
+MODEL_KINDS = ("ThreadFork", "ThreadJoin", "ThreadAcquireLock", "ThreadReleaseLock")
+TEAM_KINDS = ("ThreadTeamBegin", "ThreadTeamEnd")
+
+
+def usage(msg):
+    print("check_omp: " + msg, file=sys.stderr)
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_count(text):
+    """(low, high) from 'N', 'N+' or 'N-M' (high None: no bound)."""
+    m = re.fullmatch(r"(\d+)(?:(\+)|-(\d+))?", text)
+    if not m:
+        raise ValueError("bad count %r (N, N+ or N-M)" % text)
+    low = int(m.group(1))
+    if m.group(2):
+        return low, None
+    return low, int(m.group(3)) if m.group(3) else low
+
+
+def in_range(n, rng):
+    low, high = rng
+    return n >= low and (high is None or n <= high)
+
+
+def show(rng):
+    low, high = rng
+    return "%d+" % low if high is None else str(low) if low == high else "%d-%d" % (low, high)
+
+
+def short_name(name):
+    """The region name without its source location: '!$omp parallel @a.c:3' -> '!$omp parallel'."""
+    return name.split(" @", 1)[0]
+
+
+class Counts:
+    """Enters per role and per region name, events per kind."""
+
+    def __init__(self):
+        self.roles = collections.Counter()
+        self.names = collections.Counter()
+        self.kinds = collections.Counter()
+
+    def get(self, what, key):
+        if what == "role":
+            return self.roles[key]
+        if what == "name":
+            return self.names[key]
+        if what == "name-prefix":
+            return sum(n for name, n in self.names.items() if name.startswith(key))
+        return self.kinds[key]
+
+    def summary(self):
+        roles = ", ".join("%s=%d" % (ROLE_NAMES.get(r, str(r)), n) for r, n in
+                          sorted(self.roles.items(), key=lambda kv: ROLE_NAMES.get(kv[0], "")))
+        kinds = ", ".join("%s=%d" % kv for kv in sorted(self.kinds.items()))
+        return "roles: %s; events: %s" % (roles or "-", kinds or "-")
+
+
+def parse_expectations(args):
+    """[(option, key, (low, high))] from the command line."""
+    out = []
+    i = 0
+    keyed = ("--role", "--name", "--name-prefix", "--kind", "--per-location-role",
+             "--per-location-name", "--per-location-name-prefix", "--per-location-kind",
+             "--team-size", "--requested")
+    while i < len(args):
+        opt = args[i]
+        if i + 1 >= len(args):
+            usage("option %s needs a value" % opt)
+        val = args[i + 1]
+        i += 2
+        try:
+            if opt in keyed:
+                if "=" not in val:
+                    usage("%s %s: KEY=COUNT expected" % (opt, val))
+                key, count = val.rsplit("=", 1)
+                if opt.endswith("role") and key not in ROLES:
+                    usage("%s: no region role %r" % (opt, key))
+                if opt in ("--team-size", "--requested"):
+                    key = int(key)
+                out.append((opt, key, parse_count(count)))
+            elif opt in ("--team-locations", "--fork-locations", "--tasks",
+                         "--task-resumptions", "--task-dependent", "--task-edges"):
+                out.append((opt, None, parse_count(val)))
+            else:
+                usage("unknown option " + opt)
+        except ValueError as e:
+            usage("%s %s: %s" % (opt, val, e))
+    return out
+
+
+def attribute(ev, name):
+    """The value of the event's attribute called name, or None."""
+    for attr, value in (ev.attributes or {}).items():
+        if attr.name == name:
+            return value
+    return None
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1].startswith("-"):
+        usage("an archive's traces.otf2 first")
+    anchor = argv[1]
+    expect = parse_expectations(argv[2:])
+    errors = []
+    total = Counts()
+    per_loc = collections.defaultdict(Counts)
+    forks = collections.defaultdict(list)  # location -> open forks (times)
+    teams = collections.defaultdict(list)  # location -> open teams (comms)
+    want_parallel = {}  # location -> time of a ThreadTeamBegin whose PARALLEL Enter is due
+    held = collections.defaultdict(collections.Counter)  # location -> lock id -> balance
+    team_sizes = collections.Counter()
+    requested = collections.Counter()
+    team_locs, fork_locs = set(), set()
+    open_regions = collections.defaultdict(list)  # location -> [(region, task id)] entered
+    first_run, last_end = {}, {}  # task id -> its first TASK Enter, its last TASK Leave
+    edges = set()  # (task, the task it waits for), from TaskDependsOn
+    created_ids, run_ids = set(), collections.Counter()
+    created_noid = run_noid = 0
+    with otf2.reader.open(anchor) as tr:
+        for loc, ev in tr.events:
+            kind = type(ev).__name__
+            if kind in MODEL_KINDS and ev.model != otf2.Paradigm.OPENMP:
+                continue
+            if kind in ("Enter", "Leave"):
+                region = ev.region
+                if region.paradigm != otf2.Paradigm.OPENMP:
+                    continue
+                if kind == "Enter" and loc in want_parallel:
+                    if region.region_role != otf2.RegionRole.PARALLEL:
+                        errors.append("%s: ThreadTeamBegin at %d followed by Enter %r, not a "
+                                      "parallel region" % (loc.name, want_parallel[loc],
+                                                           region.name))
+                    del want_parallel[loc]
+                if kind == "Leave":
+                    if open_regions[loc]:
+                        _, tid = open_regions[loc].pop()
+                        if tid is not None and region.region_role == otf2.RegionRole.TASK:
+                            last_end[tid] = ev.time
+                    continue
+                inner = open_regions[loc][-1][0] if open_regions[loc] else None
+                if inner and inner.region_role == otf2.RegionRole.WRAPPER:
+                    errors.append("%s: Enter %r at %d inside the lock call %r" % (
+                        loc.name, region.name, ev.time, inner.name))
+                tid = None
+                if region.region_role in (otf2.RegionRole.TASK, otf2.RegionRole.TASK_CREATE):
+                    tid = attribute(ev, "TaskId")
+                    deps = attribute(ev, "TaskDependsOn")
+                    if deps is not None and tid is not None:
+                        if not re.fullmatch(r"\d+(,\d+)*", str(deps)):
+                            errors.append("%s: task %d at %d: TaskDependsOn %r is not a list of "
+                                          "task ids" % (loc.name, tid, ev.time, deps))
+                        else:
+                            edges.update((tid, int(d)) for d in str(deps).split(","))
+                    if region.region_role == otf2.RegionRole.TASK_CREATE:
+                        if tid is None:
+                            created_noid += 1
+                        elif tid in created_ids:
+                            errors.append("%s: task %d created twice (at %d)" % (
+                                loc.name, tid, ev.time))
+                        else:
+                            created_ids.add(tid)
+                    elif tid is None:
+                        run_noid += 1
+                    else:
+                        run_ids[tid] += 1
+                        first_run.setdefault(tid, ev.time)
+                open_regions[loc].append((region, tid))
+                for c in (total, per_loc[loc]):
+                    c.roles[region.region_role] += 1
+                    c.names[region.name] += 1
+                    c.kinds["Enter"] += 1
+                if region.region_role == otf2.RegionRole.PARALLEL or \
+                        region.name.startswith("!$omp parallel"):
+                    if region.region_role != otf2.RegionRole.PARALLEL:
+                        errors.append("region %r has role %s, not PARALLEL" % (
+                            region.name, ROLE_NAMES.get(region.region_role)))
+                    if not teams[loc]:
+                        errors.append("%s: Enter %r at %d outside any team" % (
+                            loc.name, region.name, ev.time))
+                continue
+            if kind not in MODEL_KINDS and kind not in TEAM_KINDS:
+                continue
+            total.kinds[kind] += 1
+            per_loc[loc].kinds[kind] += 1
+            if kind == "ThreadFork":
+                forks[loc].append(ev.time)
+                fork_locs.add(loc)
+                requested[ev.number_of_requested_threads] += 1
+            elif kind == "ThreadJoin":
+                if not forks[loc]:
+                    errors.append("%s: ThreadJoin at %d without ThreadFork" % (loc.name, ev.time))
+                else:
+                    forks[loc].pop()
+            elif kind == "ThreadTeamBegin":
+                team = ev.thread_team
+                if team in teams[loc]:
+                    errors.append("%s: ThreadTeamBegin of team %r at %d inside the same team" % (
+                        loc.name, team.name, ev.time))
+                teams[loc].append(team)
+                team_locs.add(loc)
+                want_parallel[loc] = ev.time
+                members = list(team.group.members)
+                team_sizes[len(members)] += 1
+                if loc not in members:
+                    errors.append("%s: ThreadTeamBegin of team %r at %d, not one of its "
+                                  "members" % (loc.name, team.name, ev.time))
+            elif kind == "ThreadTeamEnd":
+                if loc in want_parallel:
+                    errors.append("%s: ThreadTeamEnd at %d with no parallel region since its "
+                                  "ThreadTeamBegin" % (loc.name, ev.time))
+                    del want_parallel[loc]
+                if not teams[loc]:
+                    errors.append("%s: ThreadTeamEnd at %d without ThreadTeamBegin" % (
+                        loc.name, ev.time))
+                else:
+                    if teams[loc][-1] != ev.thread_team:
+                        errors.append("%s: ThreadTeamEnd of team %r at %d, but team %r is "
+                                      "open" % (loc.name, ev.thread_team.name, ev.time,
+                                                teams[loc][-1].name))
+                    teams[loc].pop()
+            elif kind == "ThreadAcquireLock":
+                held[loc][ev.lock_id] += 1
+            elif kind == "ThreadReleaseLock":
+                held[loc][ev.lock_id] -= 1
+                if held[loc][ev.lock_id] < 0:
+                    errors.append("%s: OpenMP lock %d released at %d, not held" % (
+                        loc.name, ev.lock_id, ev.time))
+                    held[loc][ev.lock_id] = 0
+
+    for loc in sorted(set(forks) | set(teams) | set(held), key=lambda l: l.name):
+        if forks[loc]:
+            errors.append("%s: %d ThreadFork never joined" % (loc.name, len(forks[loc])))
+        if teams[loc]:
+            errors.append("%s: %d ThreadTeamBegin never ended" % (loc.name, len(teams[loc])))
+        for lock, n in held[loc].items():
+            if n:
+                errors.append("%s: OpenMP lock %d acquired %d times more than released" % (
+                    loc.name, lock, n))
+    par = total.roles[otf2.RegionRole.PARALLEL]
+    if par != total.kinds["ThreadTeamBegin"]:
+        errors.append("%d parallel region Enters, %d ThreadTeamBegin" % (
+            par, total.kinds["ThreadTeamBegin"]))
+    tasks = len(run_ids) + run_noid
+    resumptions = sum(run_ids.values()) - len(run_ids)
+    never_run = created_ids - set(run_ids)
+    never_created = set(run_ids) - created_ids
+    if never_run:
+        errors.append("%d tasks created, never executed (TaskIds %s)" % (
+            len(never_run), sorted(never_run)[:10]))
+    if never_created:
+        errors.append("%d tasks executed, never created (TaskIds %s)" % (
+            len(never_created), sorted(never_created)[:10]))
+    for task, pred in sorted(edges):
+        if pred == task or pred not in created_ids:
+            errors.append("task %d depends on task %d, %s" % (
+                task, pred, "itself" if pred == task else "never created"))
+        elif task in first_run and (pred not in last_end or first_run[task] < last_end[pred]):
+            errors.append("task %d started at %s, before task %d it depends on ended (at %s)" % (
+                task, first_run[task], pred, last_end.get(pred)))
+    if created_noid != run_noid:
+        errors.append("%d tasks created without a TaskId, %d executed without one" % (
+            created_noid, run_noid))
+
+    for loc in sorted(per_loc, key=lambda l: l.name):
+        print("%-28s %s%s" % (loc.name, per_loc[loc].summary(),
+                               " (team)" if loc in team_locs else ""))
+    by_short = collections.Counter()
+    for name, n in total.names.items():
+        by_short[short_name(name)] += n
+    print("regions: " + (", ".join("%r=%d" % kv for kv in sorted(by_short.items())) or "-"))
+    print("teams: %d team locations, %d fork locations; sizes %s; requested %s" % (
+        len(team_locs), len(fork_locs), dict(sorted(team_sizes.items())),
+        dict(sorted(requested.items()))))
+    dependent = len({task for task, _ in edges})
+    print("tasks: %d created, %d executed, %d resumptions; %d with dependences, %d edges" % (
+        len(created_ids) + created_noid, tasks, resumptions, dependent, len(edges)))
+    print("total: " + total.summary())
+
+    for opt, key, rng in expect:
+        what = opt[len("--per-location-"):] if opt.startswith("--per-location-") else opt[2:]
+        key_v = ROLES[key] if what == "role" else key
+        if opt.startswith("--per-location-"):
+            if not team_locs:
+                errors.append("%s %s: no team location" % (opt, key))
+            for loc in sorted(team_locs, key=lambda l: l.name):
+                n = per_loc[loc].get(what, key_v)
+                if not in_range(n, rng):
+                    errors.append("%s: %d %s %s, expected %s" % (loc.name, n, what, key, show(rng)))
+        elif opt in ("--role", "--name", "--name-prefix", "--kind"):
+            n = total.get(what, key_v)
+            if not in_range(n, rng):
+                errors.append("%d %s %s, expected %s" % (n, what, key, show(rng)))
+        elif opt == "--team-locations":
+            if not in_range(len(team_locs), rng):
+                errors.append("%d team locations, expected %s" % (len(team_locs), show(rng)))
+        elif opt == "--tasks":
+            if not in_range(tasks, rng):
+                errors.append("%d tasks executed, expected %s" % (tasks, show(rng)))
+        elif opt == "--task-dependent":
+            if not in_range(dependent, rng):
+                errors.append("%d tasks with dependences, expected %s" % (dependent, show(rng)))
+        elif opt == "--task-edges":
+            if not in_range(len(edges), rng):
+                errors.append("%d task dependence edges, expected %s" % (len(edges), show(rng)))
+        elif opt == "--task-resumptions":
+            if not in_range(resumptions, rng):
+                errors.append("%d task resumptions, expected %s" % (resumptions, show(rng)))
+        elif opt == "--fork-locations":
+            if not in_range(len(fork_locs), rng):
+                errors.append("%d fork locations, expected %s" % (len(fork_locs), show(rng)))
+        elif opt == "--team-size":
+            if not in_range(team_sizes[key], rng):
+                errors.append("%d ThreadTeamBegin in teams of %d, expected %s" % (
+                    team_sizes[key], key, show(rng)))
+        elif opt == "--requested":
+            if not in_range(requested[key], rng):
+                errors.append("%d ThreadFork asking for %d threads, expected %s" % (
+                    requested[key], key, show(rng)))
+    if errors:
+        for e in errors[:40]:
+            print("check_omp: " + e, file=sys.stderr)
+        if len(errors) > 40:
+            print("check_omp: ... %d problems in all" % len(errors), file=sys.stderr)
+        sys.exit(1)
+    print("check_omp: ok")
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except SystemExit:
+        raise
+    except Exception as e:  # a reader exception is a failed check, not a crash
+        print("check_omp: reading the archive failed: %r" % e, file=sys.stderr)
+        sys.exit(1)
