@@ -159,5 +159,17 @@ elif ! ldd "$WORK/probe" | grep -q 'libomp\.so'; then
 else
 	build clang clang -latomic || fail "clang: $(cat "$WORK/clang/"*.log | head -20)"
 	check clang
+	# A gcc-built program run on libomp's GOMP compatibility layer: recorded once, through
+	# OMPT (the GOMP wrappers stay quiet): 12 forks, 2 team members each.
+	libomp=$(ldd "$WORK/probe" | awk '/libomp\.so/ {print $3; exit}')
+	LD_PRELOAD="$libomp:$LIB" LIBTRACE_OUTPUT=$WORK/layer.trace LIBTRACE_QUIET=1 OMP_NUM_THREADS=2 \
+		"$WORK/gcc/omp_parallel" >"$WORK/layer.out" || fail "omp_parallel on libomp's GOMP layer failed"
+	"$DUMP" "$WORK/layer.trace" >"$WORK/layer.dump" || fail "trace-dump of the GOMP-layer run"
+	forks=$(grep -c ' OMP_FORK ' "$WORK/layer.dump")
+	teams=$(grep -c ' OMP_TEAM_BEGIN ' "$WORK/layer.dump")
+	[ "$forks" = 12 ] && [ "$teams" = 24 ] ||
+		fail "gcc program on libomp's GOMP layer: $forks forks, $teams team begins (expected 12, 24)"
+	grep -q '^openmp ompt' "$WORK"/layer.trace/*/meta || fail "the GOMP-layer run was not recorded through OMPT"
+	echo "gcc omp_parallel on libomp's GOMP layer: 12 forks, 24 team begins, through OMPT"
 fi
 echo ok
