@@ -13,14 +13,14 @@
 
 struct lt_config lt_cfg;
 
-const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", NULL};
+const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos", NULL};
 
 const struct lt_option lt_options[] = {
     {"LIBTRACE_OUTPUT", LT_OPT_STRING, "", NULL,
      "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
      "directory. Every process writes its own <host>.<pid> sub-directory in it."},
     {"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
-     "Comma-separated modules to record: pthread, proc, user, omp; or all, none."},
+     "Comma-separated modules to record: pthread, proc, user, omp, kokkos; or all, none."},
     {"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
      "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
      "this much per live thread."},

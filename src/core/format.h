@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 1
+#define LT_FORMAT_MINOR 2
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -153,6 +153,19 @@ enum lt_rec_type {
 	LT_REC_OMP_TASK_DEP = 24,   /* arg: enum lt_omp_dep; p[0]: task id; p[1]: address */
 	LT_REC_OMP_CHUNK = 25,	    /* sub: enum lt_omp (loop, sections); arg: 1 if work was
 				     * handed out; p[0], p[1]: its first and end iteration */
+	/* Kokkos (1.2).  Kernel and fence ids are the calling thread's count (32 bits). */
+	LT_REC_KOKKOS_BEGIN = 26, /* sub: enum lt_kokkos; arg: string id of the name (label;
+				   * 0 for a section, named at its creation); p[0] (kernels,
+				   * fences, sections): device id Kokkos passed << 32 | id */
+	LT_REC_KOKKOS_END = 27,	  /* sub: enum lt_kokkos; arg: id (as BEGIN's p[0]) */
+	LT_REC_KOKKOS_COPY = 28,  /* a deep copy begins: arg: bytes (low 32 bits); p[0]: bytes;
+				   * p[1]: destination space string id << 32 | source space;
+				   * p[2]: destination label << 32 | source label; p[3]:
+				   * destination address; p[4]: source address */
+	LT_REC_KOKKOS_ALLOC = 29, /* sub: 0 allocation, 1 deallocation; arg: string id of the
+				   * label; p[0]: address; p[1]: bytes; p[2]: space string id */
+	LT_REC_KOKKOS_INFO = 30,  /* sub: enum lt_kokkos_info; arg: string id (section name,
+				   * DualView label); p[0]: section id or address; p[1]: flag */
 	LT_REC_TYPE_MAX
 };
 
@@ -267,6 +280,33 @@ enum lt_omp {
 	    LT_OMP_MAX
 };
 
+/*
+ * Kokkos: what a KOKKOS_BEGIN/END opens or closes.  X(name, text).  Part of the format.
+ */
+#define LT_KOKKOS_LIST(X)                                 \
+	X(parallel_for, "Kokkos::parallel_for")           \
+	X(parallel_reduce, "Kokkos::parallel_reduce")     \
+	X(parallel_scan, "Kokkos::parallel_scan")         \
+	X(fence, "Kokkos::fence")                         \
+	X(region, "Kokkos::Profiling::pushRegion")        \
+	X(section, "Kokkos::Profiling::ProfilingSection") \
+	X(deep_copy, "Kokkos::deep_copy")
+
+enum lt_kokkos {
+#define LT_KOKKOS_ENUM(name, text) LT_KOKKOS_##name,
+	LT_KOKKOS_LIST(LT_KOKKOS_ENUM)
+#undef LT_KOKKOS_ENUM
+	    LT_KOKKOS_MAX
+};
+
+enum lt_kokkos_info {
+	LT_KOKKOS_SECTION_CREATE = 0,  /* arg: name; p[0]: section id */
+	LT_KOKKOS_SECTION_DESTROY = 1, /* p[0]: section id */
+	LT_KOKKOS_DV_SYNC = 2,	       /* arg: label; p[0]: address; p[1]: 1 to the device */
+	LT_KOKKOS_DV_MODIFY = 3,       /* arg: label; p[0]: address; p[1]: 1 on the device */
+	LT_KOKKOS_EVENT = 4,	       /* arg: the profile event's text */
+};
+
 /* Flags of OMP_ENTER, OMP_TASK_BEGIN and OMP_TASK_END. */
 #define LT_OMP_F_UNDEFERRED 0x1u /* a task run at once by its creator */
 #define LT_OMP_F_UNTIED	    0x2u
@@ -302,6 +342,9 @@ enum lt_omp_dep {
  *   end TICKS REASON             the process ended normally; absent after a crash
  *   openmp ompt|gomp             how OpenMP is recorded (1.1): through OMPT, whose code
  *                                addresses are call sites, or libgomp's entry points
+ *   kokkos VERSION               Kokkos loaded our callbacks (1.2); its interface version
+ *   kokkos_meta KEY VALUE        Kokkos metadata (declare_metadata); KEY and VALUE escaped
+ *   kokkos_end TICKS             kokkosp_finalize_library was called
  *   exec TICKS                   the process is about to exec (its new image has its own
  *                                directory, <host>.<pid>.N)
  */

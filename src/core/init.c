@@ -351,6 +351,7 @@ __attribute__((constructor)) static void lt_constructor(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
 		lt_init();
+	lt_kokkos_register();
 }
 
 /* The process is leaving (exit, return from main, _exit): make the trace whole, say where. */

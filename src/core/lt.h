@@ -32,8 +32,9 @@ enum lt_module {
 	LT_MOD_PROC = 1u << 1,	  /* fork, exec, posix_spawn, dlopen */
 	LT_MOD_USER = 1u << 2,	  /* the annotation API (ltr_*) */
 	LT_MOD_OMP = 1u << 3,	  /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */
+	LT_MOD_KOKKOS = 1u << 4,  /* the Kokkos profiling interface (kokkosp_*) */
 };
-#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP)
+#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS)
 
 enum lt_state {
 	LT_STATE_UNINIT = 0,
@@ -77,6 +78,7 @@ struct lt_thread {
 	int in_fork;			     /* inside the fork wrapper's real call */
 	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
 	uint64_t omp_count;		     /* OpenMP parallel regions and tasks it created */
+	uint32_t kokkos_count;		     /* Kokkos kernels and fences it began */
 	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */
 	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
 	/* Owned by thread.c and strings.c. */
@@ -171,6 +173,7 @@ LT_HIDDEN void lt_strings_after_fork_child(void);
 LT_HIDDEN int lt_meta_open(const char *dir);
 LT_HIDDEN void lt_meta_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 LT_HIDDEN void lt_meta_escaped(const char *key, const char *value);
+LT_HIDDEN void lt_meta_escaped2(const char *key, const char *a, const char *b);
 LT_HIDDEN void lt_meta_maps(void);
 LT_HIDDEN void lt_meta_sync(void);
 
@@ -378,6 +381,11 @@ extern LT_HIDDEN __thread int lt_omp_testing LT_TLS;
 /* Set by the OMPT finalize callback, which ends the process's trace (init.c's destructor
  * leaves that to it while the runtime is still up: its threads' last events come later). */
 extern LT_HIDDEN int lt_ompt_finalized;
+
+/* kokkos.c: names this library as the Kokkos tool (constructor), and catches a Kokkos
+ * that a dlopen brought in later. */
+LT_HIDDEN void lt_kokkos_register(void);
+LT_HIDDEN void lt_kokkos_dlopened(void *handle);
 
 /* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
 LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

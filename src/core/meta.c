@@ -51,14 +51,11 @@ void lt_meta_line(const char *fmt, ...)
 	meta_write(buf, (size_t)n);
 }
 
-/* "key value" with the value escaped (see format.h). */
-void lt_meta_escaped(const char *key, const char *value)
+/* Appends `value` escaped (see format.h) to buf[n..cap); returns the new length. */
+static size_t escape_into(char *buf, size_t n, size_t cap, const char *value)
 {
-	char buf[4600];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
 	static const char hex[] = "0123456789abcdef";
-	for (const unsigned char *p = (const unsigned char *)value; *p && n < sizeof(buf) - 6;
-	     p++) {
+	for (const unsigned char *p = (const unsigned char *)value; *p && n < cap - 6; p++) {
 		if (*p < 0x21 || *p == 0x7f || *p == '\\') {
 			buf[n++] = '\\';
 			buf[n++] = 'x';
@@ -68,6 +65,27 @@ void lt_meta_escaped(const char *key, const char *value)
 			buf[n++] = (char)*p;
 		}
 	}
+	return n;
+}
+
+/* "key value" with the value escaped (see format.h). */
+void lt_meta_escaped(const char *key, const char *value)
+{
+	char buf[4600];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
+	n = escape_into(buf, n, sizeof(buf), value);
+	buf[n++] = '\n';
+	meta_write(buf, n);
+}
+
+/* "key a b" with both values escaped. */
+void lt_meta_escaped2(const char *key, const char *a, const char *b)
+{
+	char buf[4600];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
+	n = escape_into(buf, n, sizeof(buf) / 2, a);
+	buf[n++] = ' ';
+	n = escape_into(buf, n, sizeof(buf), b);
 	buf[n++] = '\n';
 	meta_write(buf, n);
 }

@@ -255,11 +255,15 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	RESOLVE(dlopen);
 	const void *caller = __builtin_return_address(0);
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
-	if (!t)
-		return dlopen_as(name, mode, caller);
+	if (!t) {
+		void *h = dlopen_as(name, mode, caller);
+		lt_kokkos_dlopened(h);
+		return h;
+	}
 	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_dlopen, 0, lt_string_id(t, name ? name : ""));
 	lt_finish(t);
 	void *h = dlopen_as(name, mode, caller);
+	lt_kokkos_dlopened(h);
 	if (lt_resume(t)) {
 		if (h && name) {
 			/* dlerror() state is the program's: nothing below touches it. */

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kokkos.c - the kokkos module: the Kokkos profiling interface (KokkosP).
+ *
+ * Kokkos calls a tool through the kokkosp_* functions it looks up with dlsym on the library
+ * named in KOKKOS_TOOLS_LIBS (Kokkos 3.7 and later) or KOKKOS_PROFILE_LIBRARY (earlier); it
+ * never looks at a library that is only preloaded.  lt_kokkos_register(), called from the
+ * constructor, names this library's own file there when the user named no tool: Kokkos's
+ * dlopen of that path then returns this very copy, already initialised.
+ *
+ * Every callback arrives on the host thread that called Kokkos.  Kernel and fence ids are
+ * that thread's own count (no lock, nothing shared); section ids are process-wide, from an
+ * atomic count at creation, which is rare.  The signatures are those of Kokkos 3.4 to 4.x
+ * (interface versions 20210225 to 20240906), unchanged since 3.4.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lt.h"
+
+/* The C types of Kokkos_Profiling_C_Interface.h, by layout. */
+struct kp_device_info {
+	size_t device_id;
+};
+struct kp_space {
+	char name[64]; /* passed by value */
+};
+struct kp_tool_settings {
+	bool requires_global_fencing;
+	bool padding[255];
+};
+struct kp_tool_interface {
+	void (*fence)(uint32_t device);
+	void (*padding[31])(void);
+};
+
+/* Kokkos::initialize(InitializationSettings const&) exists from 3.7 on, the release that
+ * reads KOKKOS_TOOLS_LIBS; Kokkos::initialize(InitArguments) is all earlier ones have. */
+#define KOKKOS_INIT_37	"_ZN6Kokkos10initializeERKNS_22InitializationSettingsE"
+#define KOKKOS_INIT_OLD "_ZN6Kokkos10initializeENS_13InitArgumentsE"
+
+static char self_path[PATH_MAX];
+static int set_tools_libs; /* we set KOKKOS_TOOLS_LIBS, and not yet KOKKOS_PROFILE_LIBRARY */
+static uint32_t next_section;
+
+/* Whether the first entry of a tools list (Kokkos loads only the first) is this library. */
+static int names_self(const char *list)
+{
+	char first[PATH_MAX], real[PATH_MAX];
+	size_t n = strcspn(list, ";");
+	if (n >= sizeof(first))
+		return 0;
+	memcpy(first, list, n);
+	first[n] = '\0';
+	return realpath(first, real) && !strcmp(real, self_path);
+}
+
+/* A tool named on the command line (--kokkos-tools-library=, --kokkos-tools-libs=). */
+static int tool_argument(char *name, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
+		if (strncmp(p, "--kokkos-tools-librar", 21) &&
+		    strncmp(p, "--kokkos-tools-libs", 19))
+			continue;
+		const char *eq = strchr(p, '=');
+		snprintf(name, len, "%s", eq ? eq + 1 : "(next argument)");
+		return 1;
+	}
+	return 0;
+}
+
+void lt_kokkos_register(void)
+{
+	if (!(lt_active & LT_MOD_KOKKOS))
+		return;
+	Dl_info di;
+	if (!dladdr((void *)&lt_kokkos_register, &di) || !di.dli_fname ||
+	    !realpath(di.dli_fname, self_path)) {
+		lt_info("kokkos: cannot find this library's own path; Kokkos will not call it");
+		return;
+	}
+	int has_kokkos =
+	    dlsym(RTLD_DEFAULT, KOKKOS_INIT_37) || dlsym(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	const char *tools = getenv("KOKKOS_TOOLS_LIBS");
+	const char *prof = getenv("KOKKOS_PROFILE_LIBRARY");
+	const char *user = tools && *tools ? tools : prof && *prof ? prof : NULL;
+	char arg[PATH_MAX];
+	if (user || tool_argument(arg, sizeof(arg))) {
+		if (user && names_self(user))
+			return; /* the user named us: nothing to do */
+		/* Said once, where it matters: a program that uses Kokkos (or may). */
+		lt_log(has_kokkos ? 0 : 1,
+		       "kokkos: another Kokkos tool is set (%s): left alone, Kokkos kernels are "
+		       "not recorded (LIBTRACE_MODULES without kokkos silences this)",
+		       user ? user : arg);
+		return;
+	}
+	/* Before 3.7 only KOKKOS_PROFILE_LIBRARY works; from 3.7 on it is deprecated (a warning
+	 * on every run).  Without a Kokkos in sight yet (static, or dlopen'ed later), the
+	 * modern name, and lt_kokkos_dlopened() adds the old one if an old Kokkos comes. */
+	int old = !dlsym(RTLD_DEFAULT, KOKKOS_INIT_37) && dlsym(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	setenv(old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path, 1);
+	set_tools_libs = !old;
+	lt_debug("kokkos: %s=%s", old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path);
+}
+
+void lt_kokkos_dlopened(void *handle)
+{
+	if (!set_tools_libs || !handle)
+		return;
+	if (dlsym(handle, KOKKOS_INIT_OLD) && !dlsym(handle, KOKKOS_INIT_37)) {
+		const char *prof = getenv("KOKKOS_PROFILE_LIBRARY");
+		if (!prof || !*prof)
+			setenv("KOKKOS_PROFILE_LIBRARY", self_path, 1);
+		set_tools_libs = 0;
+	}
+}
+
+/* ---- the callbacks ---- */
+
+LT_EXPORT void kokkosp_init_library(const int load_seq, const uint64_t interface_version,
+				    const uint32_t ndevices, struct kp_device_info *devices)
+{
+	(void)load_seq, (void)ndevices, (void)devices;
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_meta_line("kokkos %llu", (unsigned long long)interface_version);
+	lt_info("kokkos: recording (interface version %llu)",
+		(unsigned long long)interface_version);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_finalize_library(void)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_meta_line("kokkos_end %llu", (unsigned long long)lt_now());
+	lt_finish(t);
+}
+
+/* A kernel or a fence begins: the id Kokkos gives back at its end is ours. */
+static inline void begin_id(unsigned kind, const char *name, uint32_t device, uint64_t *id)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t) {
+		if (id)
+			*id = 0;
+		return;
+	}
+	uint32_t n = ++t->kokkos_count;
+	if (id)
+		*id = n;
+	lt_emit1(t, LT_REC_KOKKOS_BEGIN, kind, lt_string_id(t, name), (uint64_t)device << 32 | n);
+	lt_finish(t);
+}
+
+static inline void end_id(unsigned kind, uint64_t id)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit0(t, LT_REC_KOKKOS_END, kind, (uint32_t)id);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_begin_parallel_for(const char *name, const uint32_t device, uint64_t *id)
+{
+	begin_id(LT_KOKKOS_parallel_for, name, device, id);
+}
+
+LT_EXPORT void kokkosp_end_parallel_for(const uint64_t id)
+{
+	end_id(LT_KOKKOS_parallel_for, id);
+}
+
+LT_EXPORT void kokkosp_begin_parallel_reduce(const char *name, const uint32_t device, uint64_t *id)
+{
+	begin_id(LT_KOKKOS_parallel_reduce, name, device, id);
+}
+
+LT_EXPORT void kokkosp_end_parallel_reduce(const uint64_t id)
+{
+	end_id(LT_KOKKOS_parallel_reduce, id);
+}
+
+LT_EXPORT void kokkosp_begin_parallel_scan(const char *name, const uint32_t device, uint64_t *id)
+{
+	begin_id(LT_KOKKOS_parallel_scan, name, device, id);
+}
+
+LT_EXPORT void kokkosp_end_parallel_scan(const uint64_t id)
+{
+	end_id(LT_KOKKOS_parallel_scan, id);
+}
+
+LT_EXPORT void kokkosp_begin_fence(const char *name, const uint32_t device, uint64_t *id)
+{
+	begin_id(LT_KOKKOS_fence, name, device, id);
+}
+
+LT_EXPORT void kokkosp_end_fence(const uint64_t id)
+{
+	end_id(LT_KOKKOS_fence, id);
+}
+
+LT_EXPORT void kokkosp_push_profile_region(const char *name)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit0(t, LT_REC_KOKKOS_BEGIN, LT_KOKKOS_region, lt_string_id(t, name));
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_pop_profile_region(void)
+{
+	end_id(LT_KOKKOS_region, 0);
+}
+
+LT_EXPORT void kokkosp_create_profile_section(const char *name, uint32_t *id)
+{
+	uint32_t n = __atomic_add_fetch(&next_section, 1, __ATOMIC_RELAXED);
+	if (id)
+		*id = n;
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit1(t, LT_REC_KOKKOS_INFO, LT_KOKKOS_SECTION_CREATE, lt_string_id(t, name), n);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_start_profile_section(const uint32_t id)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit1(t, LT_REC_KOKKOS_BEGIN, LT_KOKKOS_section, 0, id);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_stop_profile_section(const uint32_t id)
+{
+	end_id(LT_KOKKOS_section, id);
+}
+
+LT_EXPORT void kokkosp_destroy_profile_section(const uint32_t id)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit1(t, LT_REC_KOKKOS_INFO, LT_KOKKOS_SECTION_DESTROY, 0, id);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_profile_event(const char *name)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit0(t, LT_REC_KOKKOS_INFO, LT_KOKKOS_EVENT, lt_string_id(t, name));
+	lt_finish(t);
+}
+
+/* A space's name, which Kokkos passes in a 64-byte array that need not end in NUL. */
+static uint32_t space_id(struct lt_thread *t, const struct kp_space *s)
+{
+	char name[sizeof(s->name) + 1];
+	size_t n = strnlen(s->name, sizeof(s->name));
+	memcpy(name, s->name, n);
+	name[n] = '\0';
+	return lt_string_id(t, name);
+}
+
+static void alloc_event(unsigned sub, const struct kp_space *space, const char *label,
+			const void *ptr, uint64_t size)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	uint32_t sp = space_id(t, space), lab = lt_string_id(t, label);
+	uint64_t *p = lt_reserve(t, 5);
+	lt_rec_put(p, lt_now(), LT_REC_KOKKOS_ALLOC, 5, sub, lab);
+	p[2] = (uint64_t)(uintptr_t)ptr;
+	p[3] = size;
+	p[4] = sp;
+	lt_commit(t);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_allocate_data(const struct kp_space space, const char *label,
+				     const void *ptr, const uint64_t size)
+{
+	alloc_event(0, &space, label, ptr, size);
+}
+
+LT_EXPORT void kokkosp_deallocate_data(const struct kp_space space, const char *label,
+				       const void *ptr, const uint64_t size)
+{
+	alloc_event(1, &space, label, ptr, size);
+}
+
+LT_EXPORT void kokkosp_begin_deep_copy(struct kp_space dst_space, const char *dst_label,
+				       const void *dst_ptr, struct kp_space src_space,
+				       const char *src_label, const void *src_ptr, uint64_t size)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	uint64_t spaces = (uint64_t)space_id(t, &dst_space) << 32 | space_id(t, &src_space);
+	uint64_t labels = (uint64_t)lt_string_id(t, dst_label) << 32 | lt_string_id(t, src_label);
+	uint64_t *p = lt_reserve(t, 7);
+	lt_rec_put(p, lt_now(), LT_REC_KOKKOS_COPY, 7, 0, (uint32_t)size);
+	p[2] = size;
+	p[3] = spaces;
+	p[4] = labels;
+	p[5] = (uint64_t)(uintptr_t)dst_ptr;
+	p[6] = (uint64_t)(uintptr_t)src_ptr;
+	lt_commit(t);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_end_deep_copy(void)
+{
+	end_id(LT_KOKKOS_deep_copy, 0);
+}
+
+static void dual_view(unsigned what, const char *label, const void *ptr, bool device)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_emit(t, LT_REC_KOKKOS_INFO, what, lt_string_id(t, label), 2, (uint64_t)(uintptr_t)ptr,
+		device);
+	lt_finish(t);
+}
+
+LT_EXPORT void kokkosp_dual_view_sync(const char *label, const void *const ptr, bool to_device)
+{
+	dual_view(LT_KOKKOS_DV_SYNC, label, ptr, to_device);
+}
+
+LT_EXPORT void kokkosp_dual_view_modify(const char *label, const void *const ptr, bool on_device)
+{
+	dual_view(LT_KOKKOS_DV_MODIFY, label, ptr, on_device);
+}
+
+LT_EXPORT void kokkosp_declare_metadata(const char *key, const char *value)
+{
+	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
+	if (!t)
+		return;
+	lt_meta_escaped2("kokkos_meta", key ? key : "", value ? value : "");
+	lt_finish(t);
+}
+
+/* Kokkos presets requires_global_fencing (a fence before each begin and end, so that the
+ * host times of asynchronous kernels are their real times): left as Kokkos asks. */
+LT_EXPORT void kokkosp_request_tool_settings(const uint32_t n, struct kp_tool_settings *settings)
+{
+	(void)n, (void)settings;
+}
+
+LT_EXPORT void kokkosp_provide_tool_programming_interface(const uint32_t n,
+							  struct kp_tool_interface actions)
+{
+	(void)n, (void)actions;
+}
+
+LT_EXPORT void kokkosp_parse_args(int argc, char **argv)
+{
+	(void)argc, (void)argv; /* called twice by Kokkos 4.6: harmless */
+}
+
+LT_EXPORT void kokkosp_print_help(char *exe)
+{
+	static const char help[] =
+	    "libtrace (Kokkos tool): records kernels, fences, profile regions and sections,\n"
+	    "deep copies, allocations and metadata of every Kokkos call into the libtrace trace.\n"
+	    "It takes no Kokkos tool arguments: configure it with the LIBTRACE_* variables\n"
+	    "(trace-run --help), and convert the trace with trace2otf2.\n";
+	(void)exe;
+	ssize_t r = write(STDOUT_FILENO, help, sizeof(help) - 1);
+	(void)r;
+}
