@@ -69,6 +69,11 @@ static const char *const rec_names[] = {
     [LT_REC_OMP_TASK_END] = "OMP_TASK_END",
     [LT_REC_OMP_TASK_DEP] = "OMP_TASK_DEP",
     [LT_REC_OMP_CHUNK] = "OMP_CHUNK",
+    [LT_REC_KOKKOS_BEGIN] = "KOKKOS_BEGIN",
+    [LT_REC_KOKKOS_END] = "KOKKOS_END",
+    [LT_REC_KOKKOS_COPY] = "KOKKOS_COPY",
+    [LT_REC_KOKKOS_ALLOC] = "KOKKOS_ALLOC",
+    [LT_REC_KOKKOS_INFO] = "KOKKOS_INFO",
 };
 
 static const char *const omp_names[] = {
@@ -80,6 +85,17 @@ static const char *const omp_names[] = {
 const char *rd_omp_name(unsigned construct)
 {
 	return construct < LT_OMP_MAX ? omp_names[construct] : "!$omp (unknown construct)";
+}
+
+static const char *const kokkos_names[] = {
+#define KOKKOS_ROW(name, text) text,
+    LT_KOKKOS_LIST(KOKKOS_ROW)
+#undef KOKKOS_ROW
+};
+
+const char *rd_kokkos_name(unsigned kind)
+{
+	return kind < LT_KOKKOS_MAX ? kokkos_names[kind] : "Kokkos (unknown)";
 }
 
 const char *rd_rec_name(unsigned type)
@@ -265,6 +281,24 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			if (a) {
 				p->lost = a;
 				p->lost[p->nlost++] = l;
+			}
+		} else if (!strcmp(line, "kokkos")) {
+			p->kokkos_version = strtoull(val, NULL, 10);
+		} else if (!strcmp(line, "kokkos_end")) {
+			p->kokkos_end_ticks = strtoull(val, NULL, 10);
+		} else if (!strcmp(line, "kokkos_meta")) {
+			char *v = strchr(val, ' ');
+			if (!v)
+				continue;
+			*v++ = '\0';
+			unescape(val);
+			unescape(v);
+			char **a = realloc(p->kokkos_meta, (p->nkokkos_meta + 1) * 2 * sizeof(*a));
+			if (a) {
+				p->kokkos_meta = a;
+				a[p->nkokkos_meta * 2] = strdup(val);
+				a[p->nkokkos_meta * 2 + 1] = strdup(v);
+				p->nkokkos_meta++;
 			}
 		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
 			p->ended = 1;
@@ -688,6 +722,9 @@ void rd_process_close(struct rd_process *p)
 	for (size_t i = 0; i < p->nargs; i++)
 		free(p->args[i]);
 	free(p->args);
+	for (size_t i = 0; i < p->nkokkos_meta * 2; i++)
+		free(p->kokkos_meta[i]);
+	free(p->kokkos_meta);
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);

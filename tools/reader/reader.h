@@ -63,6 +63,10 @@ struct rd_process {
 	int ended; /* an "end" or "exec" line: the process ended normally */
 	int ompt;  /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
 	uint64_t end_ticks; /* and when */
+	uint64_t kokkos_version;    /* "kokkos": Kokkos called our tool, with this interface */
+	uint64_t kokkos_end_ticks;  /* "kokkos_end": when Kokkos finalized its tool (0: never) */
+	char **kokkos_meta;	    /* "kokkos_meta": key, value, key, value... */
+	size_t nkokkos_meta;	    /* pairs */
 	struct rd_map *maps;
 	size_t nmaps;
 	struct rd_chunk *chunks; /* sorted by thread, then seq; duplicates removed */
@@ -145,6 +149,7 @@ const char *rd_rec_name(unsigned type);
 const char *rd_fn_name(unsigned fn);
 /* What an OpenMP construct (enum lt_omp) is called: "!$omp for", "omp_set_lock". */
 const char *rd_omp_name(unsigned construct);
+const char *rd_kokkos_name(unsigned kind);
 int rd_fn_object(unsigned fn); /* enum lt_fn_object */
 const char *rd_string(const struct rd_process *p, uint32_t id);
 

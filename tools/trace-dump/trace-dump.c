@@ -185,6 +185,50 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
 			npl ? (unsigned long long)pl[0] : 0ull);
 		break;
+	case LT_REC_KOKKOS_BEGIN:
+	case LT_REC_KOKKOS_END:
+		fprintf(d->out, " \"%s\"", rd_kokkos_name(r->sub));
+		if (r->type == LT_REC_KOKKOS_BEGIN && r->arg) {
+			fputc(' ', d->out);
+			print_id(d->out, p, r->arg);
+		}
+		if (r->type == LT_REC_KOKKOS_END)
+			fprintf(d->out, " id=%u", r->arg);
+		else if (npl >= 1)
+			fprintf(d->out, " id=%u device=0x%08x", (unsigned)pl[0],
+				(unsigned)(pl[0] >> 32));
+		break;
+	case LT_REC_KOKKOS_COPY:
+		if (npl >= 5) {
+			fprintf(d->out, " bytes=%llu dst=", (unsigned long long)pl[0]);
+			print_id(d->out, p, (uint32_t)(pl[1] >> 32));
+			fputc(':', d->out);
+			print_id(d->out, p, (uint32_t)(pl[2] >> 32));
+			fprintf(d->out, ":0x%llx src=", (unsigned long long)pl[3]);
+			print_id(d->out, p, (uint32_t)pl[1]);
+			fputc(':', d->out);
+			print_id(d->out, p, (uint32_t)pl[2]);
+			fprintf(d->out, ":0x%llx", (unsigned long long)pl[4]);
+		}
+		break;
+	case LT_REC_KOKKOS_ALLOC:
+		fputs(r->sub ? " free " : " alloc ", d->out);
+		print_id(d->out, p, r->arg);
+		if (npl >= 3) {
+			fprintf(d->out, " ptr=0x%llx bytes=%llu space=", (unsigned long long)pl[0],
+				(unsigned long long)pl[1]);
+			print_id(d->out, p, (uint32_t)pl[2]);
+		}
+		break;
+	case LT_REC_KOKKOS_INFO:
+		fprintf(d->out, " kind=%u", r->sub);
+		if (r->arg) {
+			fputc(' ', d->out);
+			print_id(d->out, p, r->arg);
+		}
+		for (unsigned i = 0; i < npl; i++)
+			fprintf(d->out, " p%u=0x%llx", i, (unsigned long long)pl[i]);
+		break;
 	default:
 		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK) {
 			if (r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
