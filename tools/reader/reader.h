@@ -62,11 +62,11 @@ struct rd_process {
 	size_t nsyncs;
 	int ended; /* an "end" or "exec" line: the process ended normally */
 	int ompt;  /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
-	uint64_t end_ticks; /* and when */
-	uint64_t kokkos_version;    /* "kokkos": Kokkos called our tool, with this interface */
-	uint64_t kokkos_end_ticks;  /* "kokkos_end": when Kokkos finalized its tool (0: never) */
-	char **kokkos_meta;	    /* "kokkos_meta": key, value, key, value... */
-	size_t nkokkos_meta;	    /* pairs */
+	uint64_t end_ticks;	   /* and when */
+	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
+	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */
+	char **kokkos_meta;	   /* "kokkos_meta": key, value, key, value... */
+	size_t nkokkos_meta;	   /* pairs */
 	struct rd_map *maps;
 	size_t nmaps;
 	struct rd_chunk *chunks; /* sorted by thread, then seq; duplicates removed */

@@ -9,6 +9,7 @@
  * state (a read window and a region stack) alive for the threads that are live.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,7 +165,8 @@ static uint32_t fn_region(struct cv *cv, unsigned fn)
 		   fn == LT_FN_dlopen || fn == LT_FN_dlclose;
 	uint32_t sid = cv_string(cv, name);
 	struct cv_region r = {sid, sid,	 cv_string(cv, proc ? "PROCESS" : "PTHREAD"),
-			      0,   role, proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD};
+			      0,   role, proc ? CV_PARADIGM_PROCESS : CV_PARADIGM_PTHREAD,
+			      0};
 	uint32_t id = region(cv, 'C', name, &r);
 	cv->fn_regions[fn] = id + 1;
 	return id;
@@ -173,7 +175,7 @@ static uint32_t fn_region(struct cv *cv, unsigned fn)
 static uint32_t user_region(struct cv *cv, const char *name)
 {
 	uint32_t sid = cv_string(cv, name);
-	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_USER, CV_PARADIGM_USER};
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_USER, CV_PARADIGM_USER, 0};
 	return region(cv, 'U', name, &r);
 }
 
@@ -223,7 +225,8 @@ static uint32_t code_region(struct cv *cv, const struct rd_process *p, uint64_t 
 			      s.file ? cv_string(cv, s.file) : CV_NO_STRING,
 			      s.line,
 			      CV_ROLE_FUNCTION,
-			      CV_PARADIGM_USER};
+			      CV_PARADIGM_USER,
+			      0};
 	return region(cv, 'F', name, &r);
 }
 
@@ -239,7 +242,7 @@ static uint32_t main_region(struct cv *cv, const struct rd_process *p)
 			return code_region(cv, p, m->start + (off - m->offset));
 	}
 	uint32_t sid = cv_string(cv, "main");
-	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER};
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER, 0};
 	return region(cv, 'F', "main", &r);
 }
 
@@ -290,7 +293,7 @@ static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c
 			   int return_address)
 {
 	const char *what = rd_omp_name(c);
-	struct cv_region r = {0, 0, CV_NO_STRING, 0, omp_role(c), CV_PARADIGM_OPENMP};
+	struct cv_region r = {0, 0, CV_NO_STRING, 0, omp_role(c), CV_PARADIGM_OPENMP, 0};
 	if (!addr) {
 		r.name = r.canonical = cv_string(cv, what);
 		return region(cv, 'O', what, &r);
@@ -347,7 +350,7 @@ static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32
 	return *v;
 }
 
-static uint32_t metric(struct cv *cv, const char *name, int is_double)
+static uint32_t metric(struct cv *cv, const char *name, int is_double, const char *unit)
 {
 	char key[1100];
 	snprintf(key, sizeof(key), "%d:%s", is_double, name);
@@ -363,7 +366,8 @@ static uint32_t metric(struct cv *cv, const char *name, int is_double)
 			return 0;
 		cv->metrics = a;
 	}
-	cv->metrics[cv->nmetrics++] = (struct cv_metric){cv_string(cv, name), is_double};
+	cv->metrics[cv->nmetrics++] =
+	    (struct cv_metric){cv_string(cv, name), cv_string(cv, unit), is_double};
 	return id;
 }
 
@@ -483,6 +487,17 @@ static void idmap_free(struct idmap *m)
 	*m = (struct idmap){0};
 }
 
+struct kalloc {
+	uint64_t addr, bytes, ns;
+	uint32_t label, space, loc; /* string ids; index into cv->locs */
+	uint32_t next_free;	    /* index + 1 of the next free slot */
+};
+
+struct kspace {
+	uint32_t name, metric;
+	int64_t bytes;
+};
+
 struct pstate {
 	struct cv *cv;
 	struct rd_process *p;
@@ -502,6 +517,12 @@ struct pstate {
 	struct idmap tasks;	/* task id -> code address, from creation to completion */
 	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
 	struct idmap depends;	/* task id -> string id of the tasks it waits for */
+	struct idmap ksections; /* Kokkos section id -> string id + 1 of its name */
+	struct idmap kallocs;	/* address -> index + 1 into kalloc, while allocated */
+	struct kalloc *kalloc;	/* live Kokkos allocations; free slots chained */
+	uint32_t nkalloc, kalloc_cap, kalloc_free;
+	struct kspace *kspaces; /* bytes allocated per memory space */
+	uint32_t nkspaces;
 	int failed;
 };
 
@@ -953,6 +974,395 @@ static void handle_omp(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
 	}
 }
 
+/* ---- Kokkos ---- */
+
+#define FN_KOKKOS(k) (2000 + (int)(k)) /* a Kokkos frame (enum lt_kokkos) */
+
+/* Kokkos up to 4.4 names an unnamed kernel after typeid().name() of its functor (and
+ * "/" and its work tag's): a mangled type, which demangles as the symbol "_Z<type>"
+ * ("Z4mainEUliE_": main::{lambda(int)#1}).  Demangled per part where the demangler takes
+ * it, kept as it is otherwise.  From 4.5 on Kokkos demangles itself. */
+static void kokkos_kernel_name(struct cv *cv, uint64_t version, const char *raw, char *out,
+			       size_t len)
+{
+	snprintf(out, len, "%s", raw);
+	if (version >= 20240906 || !cv->syms)
+		return;
+	char buf[2048], part[1100];
+	size_t n = 0;
+	for (const char *p = raw; *p;) {
+		size_t k = strcspn(p, "/");
+		if (k == 0 || k >= sizeof(part) - 3 ||
+		    !(p[0] == 'Z' || p[0] == 'N' || (p[0] >= '1' && p[0] <= '9')))
+			return;
+		snprintf(part, sizeof(part), "_Z%.*s", (int)k, p); /* a type: as a symbol */
+		char *d = sym_demangle(cv->syms, part);
+		if (!d)
+			return;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "/" : "", d);
+		free(d);
+		if (n >= sizeof(buf))
+			return;
+		p += k;
+		if (*p == '/')
+			p++;
+	}
+	snprintf(out, len, "%s", buf);
+}
+
+/* The execution space instance a device id names (interface version: its encoding). */
+static uint32_t kokkos_device(struct cv *cv, uint64_t version, uint32_t dev, int fence)
+{
+	static const char *const types[] = {"Serial", "OpenMP",	 "Cuda", "HIP",	   "OpenMPTarget",
+					    "HPX",    "Threads", "SYCL", "OpenACC"};
+	unsigned type = dev >> 24;
+	char name[32], buf[96];
+	if (type < sizeof(types) / sizeof(types[0]))
+		snprintf(name, sizeof(name), "%s", types[type]);
+	else
+		snprintf(name, sizeof(name), "device type %u", type);
+	if (version >= 20211015) { /* 3.6 on: 8 bits type, 7 bits device, 17 bits instance */
+		unsigned device = (dev >> 17) & 0x7fu, inst = dev & 0x1ffffu;
+		int gpu = type == 2 || type == 3 || type == 4 || type == 7 || type == 8;
+		if (fence && (dev & 0xffffffu) == 0)
+			snprintf(buf, sizeof(buf), "%s (global fence)", name);
+		else if (fence && (dev & 0xffffffu) == 0xffffffu)
+			snprintf(buf, sizeof(buf), "%s (deep copy resources)", name);
+		else if (gpu)
+			snprintf(buf, sizeof(buf), "%s device %u instance %u", name, device, inst);
+		else
+			snprintf(buf, sizeof(buf), "%s instance %u", name, inst);
+	} else if (dev & 0xffffffu) { /* 3.4, 3.5: type << 24 | instance */
+		snprintf(buf, sizeof(buf), "%s instance %u", name, dev & 0xffffffu);
+	} else {
+		snprintf(buf, sizeof(buf), "%s", name);
+	}
+	return cv_string(cv, buf);
+}
+
+static enum cv_role kokkos_role(unsigned k)
+{
+	switch (k) {
+	case LT_KOKKOS_parallel_for:
+	case LT_KOKKOS_parallel_reduce:
+	case LT_KOKKOS_parallel_scan:
+		return CV_ROLE_PARALLEL;
+	case LT_KOKKOS_fence:
+		return CV_ROLE_BARRIER;
+	case LT_KOKKOS_section:
+		return CV_ROLE_PHASE;
+	case LT_KOKKOS_deep_copy:
+		return CV_ROLE_DATA_TRANSFER;
+	}
+	return CV_ROLE_USER;
+}
+
+/* The region of Kokkos construct k named `name` (one per construct and name). */
+static uint32_t kokkos_region(struct cv *cv, unsigned k, const char *name, const char *raw)
+{
+	char key[1100];
+	snprintf(key, sizeof(key), "%u:%s", k, name);
+	struct cv_region r = {cv_string(cv, name),
+			      cv_string(cv, raw ? raw : name),
+			      CV_NO_STRING,
+			      0,
+			      kokkos_role(k),
+			      CV_PARADIGM_KOKKOS,
+			      cv_string(cv, rd_kokkos_name(k)) + 1};
+	return region(cv, 'K', key, &r);
+}
+
+static const char *pstring(struct pstate *ps, uint32_t id)
+{
+	const char *s = rd_string(ps->p, id);
+	if (!s)
+		ps->cv->stats.anomalies++;
+	return s ? s : "(undefined string)";
+}
+
+static struct kspace *kokkos_space(struct pstate *ps, const char *name)
+{
+	uint32_t sid = cv_string(ps->cv, name);
+	for (uint32_t i = 0; i < ps->nkspaces; i++)
+		if (ps->kspaces[i].name == sid)
+			return &ps->kspaces[i];
+	if (ps->nkspaces == 64) /* Kokkos has a handful */
+		return NULL;
+	struct kspace *a = realloc(ps->kspaces, (ps->nkspaces + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	ps->kspaces = a;
+	char mname[128];
+	snprintf(mname, sizeof(mname), "Kokkos %s memory", name);
+	a[ps->nkspaces] = (struct kspace){sid, metric(ps->cv, mname, 0, "B"), 0};
+	return &a[ps->nkspaces++];
+}
+
+/* An allocation (sub 0) or deallocation: a moment of role ALLOCATE or DEALLOCATE with the
+ * View's label, size and address, then the space's new total. */
+static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+			 const struct lt_rec *r, const uint64_t *pl)
+{
+	struct cv *cv = ps->cv;
+	if (r->words < 5) {
+		cv->stats.anomalies++;
+		return;
+	}
+	const char *space = pstring(ps, (uint32_t)pl[2]);
+	const char *label = pstring(ps, r->arg);
+	uint64_t addr = pl[0], bytes = pl[1];
+	char name[128];
+	snprintf(name, sizeof(name), "Kokkos %s %s", r->sub ? "deallocate" : "allocate", space);
+	struct cv_region reg = {cv_string(cv, name),
+				cv_string(cv, name),
+				CV_NO_STRING,
+				0,
+				r->sub ? CV_ROLE_DEALLOCATE : CV_ROLE_ALLOCATE,
+				CV_PARADIGM_KOKKOS,
+				0};
+	uint32_t rid = region(cv, 'K', name, &reg);
+	struct cv_attr a[] = {{CV_ATTR_KOKKOS_LABEL, cv_string(cv, label)},
+			      {CV_ATTR_KOKKOS_BYTES, bytes},
+			      {CV_ATTR_KOKKOS_ADDRESS, addr}};
+	cv->ops->enter_attrs(cv, l, ns, rid, a, 3);
+	cv->ops->leave(cv, l, ns, rid, 0);
+	(void)t;
+	struct kspace *sp = kokkos_space(ps, space);
+	if (sp) {
+		sp->bytes += r->sub ? -(int64_t)bytes : (int64_t)bytes;
+		if (sp->bytes < 0)
+			sp->bytes = 0; /* an allocation made before Kokkos loaded us */
+		cv->ops->metric(cv, l, ns, sp->metric, (uint64_t)sp->bytes);
+	}
+	if (r->sub == 0) {
+		uint64_t *slot = idmap_get(&ps->kallocs, addr, 1);
+		if (!slot)
+			return;
+		if (*slot) /* the same address again without a free: the old one is gone */
+			ps->kalloc[*slot - 1].bytes = 0;
+		uint32_t i;
+		if (ps->kalloc_free) {
+			i = ps->kalloc_free - 1;
+			ps->kalloc_free = ps->kalloc[i].next_free;
+		} else {
+			if (ps->nkalloc == ps->kalloc_cap) {
+				struct kalloc *k = grow(ps->kalloc, &ps->kalloc_cap, sizeof(*k));
+				if (!k)
+					return;
+				ps->kalloc = k;
+			}
+			i = ps->nkalloc++;
+		}
+		ps->kalloc[i] = (struct kalloc){addr,
+						bytes,
+						ns,
+						cv_string(cv, label),
+						cv_string(cv, space),
+						(uint32_t)(l - cv->locs),
+						0};
+		*slot = i + 1;
+	} else {
+		uint64_t *slot = idmap_get(&ps->kallocs, addr, 0);
+		if (!slot || !*slot)
+			return; /* allocated before Kokkos loaded us */
+		uint32_t i = (uint32_t)*slot - 1;
+		ps->kalloc[i].bytes = 0;
+		ps->kalloc[i].label = CV_NO_STRING;
+		ps->kalloc[i].next_free = ps->kalloc_free;
+		ps->kalloc_free = i + 1;
+		idmap_del(&ps->kallocs, addr);
+	}
+}
+
+/* At the process's end: what Kokkos allocated and never freed. */
+static void kokkos_leaks(struct pstate *ps)
+{
+	struct cv *cv = ps->cv;
+	for (uint32_t i = 0; i < ps->nkalloc; i++) {
+		const struct kalloc *k = &ps->kalloc[i];
+		if (k->label == CV_NO_STRING || !k->bytes)
+			continue;
+		const char *label = cv->strings[k->label];
+		struct cv_leak lk = {ps->pidx,
+				     k->label,
+				     k->space,
+				     k->bytes,
+				     k->addr,
+				     !strncmp(label, "Kokkos::", 8),
+				     ps->p->kokkos_end_ticks == 0};
+		if (cv->nleaks == cv->leaks_cap) {
+			uint32_t cap = (uint32_t)cv->leaks_cap;
+			struct cv_leak *a = grow(cv->leaks, &cap, sizeof(*a));
+			if (!a)
+				return;
+			cv->leaks = a;
+			cv->leaks_cap = cap;
+		}
+		cv->leaks[cv->nleaks++] = lk;
+		char text[1400];
+		snprintf(text, sizeof(text), "%s: \"%s\", %" PRIu64 " bytes in %s at 0x%" PRIx64,
+			 lk.unfinalized ? "still allocated when the process ended (Kokkos was "
+					  "not finalized)"
+			 : lk.internal	? "kept by Kokkos itself past finalize (not a leak)"
+					: "never freed (leak)",
+			 label, k->bytes, cv->strings[k->space], k->addr);
+		cv->ops->marker(cv, &cv->locs[k->loc], k->ns,
+				lk.internal ? CV_MARK_KOKKOS_KEPT : CV_MARK_KOKKOS_LEAK, text);
+	}
+}
+
+/* Kokkos metadata: archive properties KOKKOS::<KEY> (the first process's value wins). */
+static void kokkos_metadata(struct cv *cv, const struct rd_process *p)
+{
+	for (size_t i = 0; i < p->nkokkos_meta; i++) {
+		char name[160] = "KOKKOS::";
+		size_t n = strlen(name);
+		for (const char *k = p->kokkos_meta[2 * i]; *k && n < sizeof(name) - 1; k++)
+			name[n++] =
+			    isalnum((unsigned char)*k) ? (char)toupper((unsigned char)*k) : '_';
+		name[n] = '\0';
+		int seen = 0;
+		for (size_t j = 0; j < cv->nprops && !seen; j++)
+			seen = !strcmp(cv->props[2 * j], name);
+		if (seen)
+			continue;
+		char **a = realloc(cv->props, (cv->nprops + 1) * 2 * sizeof(*a));
+		if (!a)
+			return;
+		cv->props = a;
+		a[2 * cv->nprops] = strdup(name);
+		a[2 * cv->nprops + 1] = strdup(p->kokkos_meta[2 * i + 1]);
+		if (!a[2 * cv->nprops] || !a[2 * cv->nprops + 1]) {
+			free(a[2 * cv->nprops]);
+			free(a[2 * cv->nprops + 1]);
+			return;
+		}
+		cv->nprops++;
+	}
+}
+
+/* Pops the innermost Kokkos frame of kind k (with id `id`, where it has one). */
+static void kokkos_leave(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+			 unsigned k, uint32_t id)
+{
+	struct cv *cv = ps->cv;
+	int byid = k != LT_KOKKOS_region && k != LT_KOKKOS_deep_copy;
+	for (uint32_t i = t->depth; i-- > 0;) {
+		struct frame *f = &t->stack[i];
+		if (f->fn != FN_KOKKOS(k) || (byid && (uint32_t)f->obj != id))
+			continue;
+		unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);
+		t->depth = i;
+		cv->ops->leave(cv, l, ns, f->region, 0);
+		return;
+	}
+	cv->stats.anomalies++;
+}
+
+static void handle_kokkos(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+			  const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u;
+	uint64_t version = ps->p->kokkos_version;
+	switch (r->type) {
+	case LT_REC_KOKKOS_BEGIN: {
+		unsigned k = r->sub;
+		if (k >= LT_KOKKOS_MAX || k == LT_KOKKOS_deep_copy) {
+			cv->stats.anomalies++;
+			break;
+		}
+		uint32_t id = np >= 1 ? (uint32_t)pl[0] : 0,
+			 dev = np >= 1 ? (uint32_t)(pl[0] >> 32) : 0;
+		uint32_t reg;
+		if (k == LT_KOKKOS_section) {
+			uint64_t *name = idmap_get(&ps->ksections, id, 0);
+			char unknown[64];
+			snprintf(unknown, sizeof(unknown), "Kokkos profile section %u", id);
+			reg = kokkos_region(cv, k, name && *name ? cv->strings[*name - 1] : unknown,
+					    NULL);
+		} else if (k <= LT_KOKKOS_parallel_scan) {
+			const char *raw = pstring(ps, r->arg);
+			char name[2048];
+			kokkos_kernel_name(cv, version, raw, name, sizeof(name));
+			reg = kokkos_region(cv, k, name, raw);
+		} else {
+			reg = kokkos_region(cv, k, pstring(ps, r->arg), NULL);
+		}
+		if (push(cv, t, reg, FN_KOKKOS(k), id, 0))
+			break;
+		if (k <= LT_KOKKOS_fence) {
+			struct cv_attr a = {CV_ATTR_KOKKOS_DEVICE,
+					    kokkos_device(cv, version, dev, k == LT_KOKKOS_fence)};
+			cv->ops->enter_attrs(cv, l, ns, reg, &a, 1);
+		} else {
+			cv->ops->enter(cv, l, ns, reg);
+		}
+		break;
+	}
+	case LT_REC_KOKKOS_END:
+		if (r->sub >= LT_KOKKOS_MAX) {
+			cv->stats.anomalies++;
+			break;
+		}
+		kokkos_leave(ps, t, l, ns, r->sub, r->arg);
+		break;
+	case LT_REC_KOKKOS_COPY: {
+		if (np < 5) {
+			cv->stats.anomalies++;
+			break;
+		}
+		const char *dst = pstring(ps, (uint32_t)(pl[1] >> 32));
+		const char *src = pstring(ps, (uint32_t)pl[1]);
+		char name[300];
+		snprintf(name, sizeof(name), "Kokkos::deep_copy %s->%s", src, dst);
+		uint32_t reg = kokkos_region(cv, LT_KOKKOS_deep_copy, name, NULL);
+		if (push(cv, t, reg, FN_KOKKOS(LT_KOKKOS_deep_copy), 0, 0))
+			break;
+		struct cv_attr a[] = {
+		    {CV_ATTR_KOKKOS_BYTES, pl[0]},
+		    {CV_ATTR_KOKKOS_SRC, cv_string(cv, pstring(ps, (uint32_t)pl[2]))},
+		    {CV_ATTR_KOKKOS_DST, cv_string(cv, pstring(ps, (uint32_t)(pl[2] >> 32)))}};
+		cv->ops->enter_attrs(cv, l, ns, reg, a, 3);
+		break;
+	}
+	case LT_REC_KOKKOS_ALLOC:
+		kokkos_alloc(ps, t, l, ns, r, pl);
+		break;
+	case LT_REC_KOKKOS_INFO: {
+		char text[1200];
+		switch (r->sub) {
+		case LT_KOKKOS_SECTION_CREATE:
+			if (np >= 1) {
+				uint64_t *name = idmap_get(&ps->ksections, (uint32_t)pl[0], 1);
+				if (name)
+					*name = cv_string(cv, pstring(ps, r->arg)) + 1;
+			}
+			break;
+		case LT_KOKKOS_SECTION_DESTROY:
+			break; /* its id is never reused: its name stays for late stops */
+		case LT_KOKKOS_DV_SYNC:
+		case LT_KOKKOS_DV_MODIFY: {
+			int dev = np >= 2 && pl[1];
+			snprintf(text, sizeof(text), "DualView \"%s\" %s", pstring(ps, r->arg),
+				 r->sub == LT_KOKKOS_DV_SYNC
+				     ? (dev ? "synced to the device" : "synced to the host")
+				     : (dev ? "modified on the device" : "modified on the host"));
+			cv->ops->marker(cv, l, ns, CV_MARK_KOKKOS_DUALVIEW, text);
+			break;
+		}
+		case LT_KOKKOS_EVENT:
+			cv->ops->marker(cv, l, ns, CV_MARK_KOKKOS_EVENT, pstring(ps, r->arg));
+			break;
+		default:
+			cv->stats.anomalies++;
+		}
+		break;
+	}
+	}
+}
+
 static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 {
 	struct cv *cv = ps->cv;
@@ -1105,7 +1515,7 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 			cv->stats.anomalies++;
 			break;
 		}
-		o->metric(cv, l, ns, metric(cv, name, r->sub == LT_VALUE_DOUBLE), pl[0]);
+		o->metric(cv, l, ns, metric(cv, name, r->sub == LT_VALUE_DOUBLE, "#"), pl[0]);
 		break;
 	}
 	case LT_REC_LOST: {
@@ -1119,6 +1529,8 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 	default:
 		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK)
 			handle_omp(ps, t, l, ns, r);
+		else if (r->type >= LT_REC_KOKKOS_BEGIN && r->type <= LT_REC_KOKKOS_INFO)
+			handle_kokkos(ps, t, l, ns, r);
 		else
 			cv->stats.anomalies++;
 	}
@@ -1264,6 +1676,8 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		cv->ops->marker(
 		    cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
 		    "the process's trace files were cut short: what followed is missing");
+	if (!*failed)
+		kokkos_leaks(&ps);
 	/* A process without an end line died (killed, crashed): say so on its first thread. */
 	if (!p->ended && cp->nlocs && !*failed)
 		cv->ops->marker(cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
@@ -1276,6 +1690,10 @@ out:
 	idmap_free(&ps.tasks);
 	idmap_free(&ps.writers);
 	idmap_free(&ps.depends);
+	idmap_free(&ps.ksections);
+	idmap_free(&ps.kallocs);
+	free(ps.kalloc);
+	free(ps.kspaces);
 	free(ps.ts);
 	free(ps.heap);
 	free(ps.locks);
@@ -1361,6 +1779,7 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		char name[PATH_MAX + 32];
 		snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
 		cp->name = cv_string(cv, name);
+		kokkos_metadata(cv, &p);
 		convert_process(cv, &p, pidx, &next_lock_id, warn, wctx, &failed);
 		if (p.errors)
 			cv->stats.damaged = 1;
@@ -1397,4 +1816,8 @@ void cv_free(struct cv *cv)
 		free(cv->teams[i].members);
 	free(cv->teams);
 	strmap_free(cv->team_map);
+	free(cv->leaks);
+	for (size_t i = 0; i < cv->nprops * 2; i++)
+		free(cv->props[i]);
+	free(cv->props);
 }

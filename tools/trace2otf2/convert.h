@@ -40,6 +40,11 @@ enum cv_role { /* what a region is; backends map these to their own roles */
 	       CV_ROLE_TASK_CREATE,
 	       CV_ROLE_TASK_WAIT,
 	       CV_ROLE_WORKSHARE,
+	       /* Kokkos */
+	       CV_ROLE_PHASE,
+	       CV_ROLE_DATA_TRANSFER,
+	       CV_ROLE_ALLOCATE,
+	       CV_ROLE_DEALLOCATE,
 };
 
 enum cv_paradigm {
@@ -47,6 +52,7 @@ enum cv_paradigm {
 	CV_PARADIGM_PTHREAD, /* pthread calls */
 	CV_PARADIGM_PROCESS, /* fork, exec, spawn, dlopen */
 	CV_PARADIGM_OPENMP,
+	CV_PARADIGM_KOKKOS,
 };
 
 struct cv_region {
@@ -54,11 +60,36 @@ struct cv_region {
 	uint32_t line;
 	enum cv_role role;
 	enum cv_paradigm paradigm;
+	uint32_t desc; /* string id + 1 of the description; 0: none */
 };
 
 struct cv_metric {
-	uint32_t name; /* string id */
+	uint32_t name, unit; /* string ids */
 	int is_double;
+};
+
+/* Attributes of an Enter.  The value of a string attribute is a string id. */
+enum cv_attr_id {
+	CV_ATTR_KOKKOS_DEVICE,	/* string: the execution space instance */
+	CV_ATTR_KOKKOS_BYTES,	/* uint64 */
+	CV_ATTR_KOKKOS_LABEL,	/* string: the View */
+	CV_ATTR_KOKKOS_SRC,	/* string: source View of a deep copy */
+	CV_ATTR_KOKKOS_DST,	/* string: destination View */
+	CV_ATTR_KOKKOS_ADDRESS, /* uint64 */
+	CV_ATTR_COUNT
+};
+
+struct cv_attr {
+	enum cv_attr_id id;
+	uint64_t value;
+};
+
+/* An allocation Kokkos reported and never freed. */
+struct cv_leak {
+	uint32_t process, label, space; /* string ids */
+	uint64_t bytes, addr;
+	int internal;	 /* Kokkos's own ("Kokkos::..."), kept past finalize: not a leak */
+	int unfinalized; /* the process ended without Kokkos::finalize */
 };
 
 #define CV_NO_STRING 0xffffffffu
@@ -130,6 +161,8 @@ struct cv_ops {
 	 * depends on as a string ("3,7"), or CV_NO_STRING. */
 	void (*enter_task)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			   uint64_t task, uint32_t depends_on);
+	void (*enter_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			    const struct cv_attr *attrs, unsigned nattrs);
 	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);
 	/* kind: CV_MARK_* ; text: what the marker says */
 	void (*marker)(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text);
@@ -139,7 +172,17 @@ struct cv_ops {
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };
 
-enum cv_mark { CV_MARK_USER, CV_MARK_LOST, CV_MARK_TRUNCATED, CV_MARK_CLOSED, CV_MARK_KINDS };
+enum cv_mark {
+	CV_MARK_USER,
+	CV_MARK_LOST,
+	CV_MARK_TRUNCATED,
+	CV_MARK_CLOSED,
+	CV_MARK_KOKKOS_EVENT,	 /* kokkosp_profile_event */
+	CV_MARK_KOKKOS_DUALVIEW, /* DualView sync and modify */
+	CV_MARK_KOKKOS_LEAK,	 /* an allocation never freed */
+	CV_MARK_KOKKOS_KEPT,	 /* memory Kokkos kept past finalize */
+	CV_MARK_KINDS
+};
 
 struct cv_strmap;
 
@@ -171,6 +214,11 @@ struct cv {
 	struct cv_team *teams;
 	uint32_t nteams, teams_cap;
 	struct cv_strmap *team_map; /* key: process:forker:level:size */
+
+	struct cv_leak *leaks;
+	size_t nleaks, leaks_cap;
+	char **props; /* archive properties: name, value, name, value... */
+	size_t nprops;
 
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */

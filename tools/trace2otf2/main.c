@@ -102,6 +102,37 @@ static int is_process_dir(const char *dir)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Kokkos allocations never freed: the leaks, then what Kokkos itself kept. */
+static void print_kokkos_memory(const struct cv *cv)
+{
+	static const char *const heads[3] = {
+	    "never freed (leaks)",
+	    "still allocated when the process ended without Kokkos::finalize",
+	    "kept by Kokkos itself past finalize (runtime-internal, not leaks)"};
+	for (int kind = 0; kind < 3; kind++) {
+		size_t n = 0;
+		uint64_t bytes = 0;
+		for (size_t i = 0; i < cv->nleaks; i++) {
+			const struct cv_leak *k = &cv->leaks[i];
+			if ((k->unfinalized ? 1 : k->internal ? 2 : 0) == kind)
+				n++, bytes += k->bytes;
+		}
+		if (!n)
+			continue;
+		fprintf(stderr, "trace2otf2: Kokkos allocations %s: %zu, %llu bytes\n", heads[kind],
+			n, (unsigned long long)bytes);
+		for (size_t i = 0; i < cv->nleaks; i++) {
+			const struct cv_leak *k = &cv->leaks[i];
+			if ((k->unfinalized ? 1 : k->internal ? 2 : 0) != kind)
+				continue;
+			fprintf(stderr, "trace2otf2:   \"%s\" %llu bytes in %s at 0x%llx (%s)\n",
+				cv->strings[k->label], (unsigned long long)k->bytes,
+				cv->strings[k->space], (unsigned long long)k->addr,
+				cv->strings[cv->procs[k->process].name]);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -270,6 +301,7 @@ int main(int argc, char **argv)
 		if (status == EXIT_DAMAGED)
 			fprintf(stderr, "; the trace is damaged: what was valid is converted");
 		fputs(".\n", stderr);
+		print_kokkos_memory(&cv);
 	}
 	cv_otf2_free(&cv);
 	cv_free(&cv);

@@ -31,6 +31,23 @@
 
 enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_TASK_ID, ATTR_TASK_DEPENDS, ATTR_COUNT };
 
+/* The converter's attributes (enum cv_attr_id), after ours. */
+static const struct {
+	const char *name, *desc;
+	OTF2_Type type;
+} cv_attrs[CV_ATTR_COUNT] = {
+    [CV_ATTR_KOKKOS_DEVICE] = {"KokkosDevice", "the Kokkos execution space instance",
+			       OTF2_TYPE_STRING},
+    [CV_ATTR_KOKKOS_BYTES] = {"KokkosBytes", "bytes allocated, freed or copied", OTF2_TYPE_UINT64},
+    [CV_ATTR_KOKKOS_LABEL] = {"KokkosLabel", "the label of the View", OTF2_TYPE_STRING},
+    [CV_ATTR_KOKKOS_SRC] = {"KokkosSource", "the label of the View copied from", OTF2_TYPE_STRING},
+    [CV_ATTR_KOKKOS_DST] = {"KokkosDestination", "the label of the View copied to",
+			    OTF2_TYPE_STRING},
+    [CV_ATTR_KOKKOS_ADDRESS] = {"KokkosAddress",
+				"the allocation's address (the View's data minus its header)",
+				OTF2_TYPE_UINT64},
+};
+
 struct out {
 	OTF2_Archive *ar;
 	OTF2_MarkerWriter *markers;
@@ -297,6 +314,25 @@ static void enter_task(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t reg
 	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
 }
 
+static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			const struct cv_attr *attrs, unsigned n)
+{
+	struct out *o = cv->out;
+	OTF2_AttributeList *a = o->attrs;
+	for (unsigned i = 0; a && i < n; i++) {
+		OTF2_AttributeRef ref = ATTR_COUNT + attrs[i].id;
+		OTF2_ErrorCode rc =
+		    cv_attrs[attrs[i].id].type == OTF2_TYPE_STRING
+			? OTF2_AttributeList_AddStringRef(a, ref, (uint32_t)attrs[i].value)
+			: OTF2_AttributeList_AddUint64(a, ref, attrs[i].value);
+		if (rc != OTF2_SUCCESS) {
+			OTF2_AttributeList_RemoveAllAttributes(a);
+			a = NULL;
+		}
+	}
+	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
+}
+
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
 {
 	OTF2_Type type = cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
@@ -316,6 +352,10 @@ static const struct {
     [CV_MARK_LOST] = {"Lost events", OTF2_SEVERITY_HIGH},
     [CV_MARK_TRUNCATED] = {"Truncated trace", OTF2_SEVERITY_HIGH},
     [CV_MARK_CLOSED] = {"Regions closed by the converter", OTF2_SEVERITY_MEDIUM},
+    [CV_MARK_KOKKOS_EVENT] = {"Kokkos profile event", OTF2_SEVERITY_NONE},
+    [CV_MARK_KOKKOS_DUALVIEW] = {"Kokkos DualView", OTF2_SEVERITY_NONE},
+    [CV_MARK_KOKKOS_LEAK] = {"Kokkos memory never freed", OTF2_SEVERITY_HIGH},
+    [CV_MARK_KOKKOS_KEPT] = {"Kokkos runtime memory kept past finalize", OTF2_SEVERITY_LOW},
 };
 
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
@@ -391,6 +431,14 @@ static OTF2_RegionRole role(enum cv_role r)
 		return OTF2_REGION_ROLE_TASK_WAIT;
 	case CV_ROLE_WORKSHARE:
 		return OTF2_REGION_ROLE_WORKSHARE;
+	case CV_ROLE_PHASE:
+		return OTF2_REGION_ROLE_CODE; /* OTF2 has no phase role: a code block */
+	case CV_ROLE_DATA_TRANSFER:
+		return OTF2_REGION_ROLE_DATA_TRANSFER;
+	case CV_ROLE_ALLOCATE:
+		return OTF2_REGION_ROLE_ALLOCATE;
+	case CV_ROLE_DEALLOCATE:
+		return OTF2_REGION_ROLE_DEALLOCATE;
 	case CV_ROLE_FUNCTION:
 	case CV_ROLE_USER:
 		break;
@@ -405,6 +453,8 @@ static OTF2_Paradigm paradigm(enum cv_paradigm p)
 		return OTF2_PARADIGM_PTHREAD;
 	case CV_PARADIGM_OPENMP:
 		return OTF2_PARADIGM_OPENMP;
+	case CV_PARADIGM_KOKKOS:
+		return OTF2_PARADIGM_KOKKOS;
 	case CV_PARADIGM_USER:
 		return OTF2_PARADIGM_USER;
 	case CV_PARADIGM_PROCESS:
@@ -430,7 +480,15 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		 s_closed = cv_string(cv, "libtrace:closed_by_converter"),
 		 s_closed_d = cv_string(cv, "the trace left this region open; the converter "
 					    "closed it at the location's last time stamp"),
-		 s_count = cv_string(cv, "#"), s_linux = cv_string(cv, "Linux");
+		 s_linux = cv_string(cv, "Linux");
+	uint32_t s_attr[CV_ATTR_COUNT][2], s_kokkos = cv_string(cv, "Kokkos");
+	for (int i = 0; i < CV_ATTR_COUNT; i++) {
+		s_attr[i][0] = cv_string(cv, cv_attrs[i].name);
+		s_attr[i][1] = cv_string(cv, cv_attrs[i].desc);
+	}
+	int kokkos = 0;
+	for (uint32_t i = 0; i < cv->nregions && !kokkos; i++)
+		kokkos = cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
 	uint32_t s_openmp = cv_string(cv, "OpenMP"),
 		 s_team_template = cv_string(cv, "Thread team ${id}"),
 		 s_task = cv_string(cv, "TaskId"),
@@ -482,6 +540,11 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			  OTF2_TYPE_STRING, v),
 		      "ParadigmProperty");
 	}
+	if (kokkos)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_KOKKOS, s_kokkos,
+							 OTF2_PARADIGM_CLASS_ACCELERATOR),
+		      "Paradigm");
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_linux, s_machine,
 						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
@@ -519,10 +582,10 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	for (uint32_t i = 0; i < cv->nregions; i++) {
 		const struct cv_region *r = &cv->regions[i];
 		check(cv,
-		      OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->canonical, s_empty,
-						       role(r->role), paradigm(r->paradigm),
-						       OTF2_REGION_FLAG_NONE, str_ref(r->file),
-						       r->line, r->line),
+		      OTF2_GlobalDefWriter_WriteRegion(
+			  g, i, r->name, r->canonical, r->desc ? r->desc - 1 : s_empty,
+			  role(r->role), paradigm(r->paradigm), OTF2_REGION_FLAG_NONE,
+			  str_ref(r->file), r->line, r->line),
 		      "Region");
 	}
 	/* Group 0: every thread of every process; group 1 + p: process p's, as ranks in 0. */
@@ -593,7 +656,7 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			  g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
 			  OTF2_METRIC_ABSOLUTE_POINT,
 			  cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
-			  OTF2_BASE_DECIMAL, 0, s_count),
+			  OTF2_BASE_DECIMAL, 0, cv->metrics[m].unit),
 		      "MetricMember");
 	for (uint32_t m = 0; m < cv->nmetrics; m++) {
 		OTF2_MetricMemberRef member = m;
@@ -618,6 +681,11 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_TASK_DEPENDS, s_deps, s_deps_d,
 						  OTF2_TYPE_STRING),
 	      "Attribute");
+	for (int i = 0; i < CV_ATTR_COUNT; i++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_COUNT + i, s_attr[i][0],
+							  s_attr[i][1], cv_attrs[i].type),
+		      "Attribute");
 	(void)o;
 }
 
@@ -642,6 +710,10 @@ static int finish(struct cv *cv)
 	} else {
 		check(cv, OTF2_ERROR_INVALID_CALL, "opening the global definition writer");
 	}
+	for (size_t i = 0; i < cv->nprops; i++)
+		check(cv,
+		      OTF2_Archive_SetProperty(o->ar, cv->props[2 * i], cv->props[2 * i + 1], 0),
+		      "SetProperty");
 	check(cv, OTF2_Archive_Close(o->ar), "closing the archive");
 	if (o->attrs)
 		OTF2_AttributeList_Delete(o->attrs);
@@ -682,6 +754,7 @@ const struct cv_ops cv_otf2_ops = {
     .team_begin = team_begin,
     .team_end = team_end,
     .enter_task = enter_task,
+    .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,
     .program_begin = program_begin,

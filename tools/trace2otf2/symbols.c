@@ -522,6 +522,11 @@ int sym_resolve(struct sym_table *t, const char *path, uint64_t offset, struct s
 	return 0;
 }
 
+char *sym_demangle(struct sym_table *t, const char *symbol)
+{
+	return t && t->ops && t->ops->demangle ? t->ops->demangle(symbol) : NULL;
+}
+
 void sym_unmapped(struct sym_table *t, uint64_t addr, struct sym_result *out)
 {
 	for (size_t i = 0; i < t->nunmapped; i++)

@@ -55,6 +55,9 @@ int sym_resolve(struct sym_table *t, const char *path, uint64_t offset, struct s
 int sym_find(struct sym_table *t, const char *path, const char *name, uint64_t *offset);
 
 /* For an address outside every mapping: "[unknown]+0xADDR". */
+/* A demangled copy of a C++ symbol name (malloc'ed), or NULL. */
+char *sym_demangle(struct sym_table *t, const char *symbol);
+
 void sym_unmapped(struct sym_table *t, uint64_t addr, struct sym_result *out);
 
 #endif /* LIBTRACE_SYMBOLS_H */
