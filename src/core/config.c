@@ -276,3 +276,15 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	}
 	return buf;
 }
+
+const char *lt_foreign_env(const char *name)
+{
+	static const char *const known[] = {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", NULL};
+	for (int i = 0; known[i]; i++) {
+		if (strcmp(name, known[i]))
+			continue;
+		const char *v = getenv(name);
+		return v && *v ? v : NULL;
+	}
+	return NULL;
+}

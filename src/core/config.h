@@ -38,6 +38,12 @@ extern const char *const lt_module_names[];
  */
 int lt_config_load(char *const *env);
 
+/*
+ * Another runtime's variable that the tracer must respect (KOKKOS_TOOLS_LIBS,
+ * KOKKOS_PROFILE_LIBRARY): its value, or NULL when unset or empty.  Only these names.
+ */
+const char *lt_foreign_env(const char *name);
+
 /* Writes "NAME=value" of the resolved option `i` into buf.  Returns buf. */
 char *lt_config_format(size_t i, char *buf, size_t len);
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "lt.h"
 
 /* The C types of Kokkos_Profiling_C_Interface.h, by layout. */
@@ -97,9 +98,9 @@ void lt_kokkos_register(void)
 	}
 	int has_kokkos =
 	    dlsym(RTLD_DEFAULT, KOKKOS_INIT_37) || dlsym(RTLD_DEFAULT, KOKKOS_INIT_OLD);
-	const char *tools = getenv("KOKKOS_TOOLS_LIBS");
-	const char *prof = getenv("KOKKOS_PROFILE_LIBRARY");
-	const char *user = tools && *tools ? tools : prof && *prof ? prof : NULL;
+	const char *user = lt_foreign_env("KOKKOS_TOOLS_LIBS");
+	if (!user)
+		user = lt_foreign_env("KOKKOS_PROFILE_LIBRARY");
 	char arg[PATH_MAX];
 	if (user || tool_argument(arg, sizeof(arg))) {
 		if (user && names_self(user))
@@ -125,8 +126,7 @@ void lt_kokkos_dlopened(void *handle)
 	if (!set_tools_libs || !handle)
 		return;
 	if (dlsym(handle, KOKKOS_INIT_OLD) && !dlsym(handle, KOKKOS_INIT_37)) {
-		const char *prof = getenv("KOKKOS_PROFILE_LIBRARY");
-		if (!prof || !*prof)
+		if (!lt_foreign_env("KOKKOS_PROFILE_LIBRARY"))
 			setenv("KOKKOS_PROFILE_LIBRARY", self_path, 1);
 		set_tools_libs = 0;
 	}

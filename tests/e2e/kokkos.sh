@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Kokkos end to end.
+#  1. tests/programs/kokkos_app.cpp, built by CMake against Debian's Kokkos 3.4 (Serial),
+#     run with the library preloaded and nothing else set: same output as untraced, and
+#     an archive (otf2-print -Werror, check_otf2.py) whose kernels, regions, sections,
+#     allocations, deep copies, memory metric and metadata are what the program did
+#     (check_kokkos.py); a clean run lists no leak, only Kokkos's own scratch memory; a
+#     run with "leak" lists the View it never freed, by label and size.
+#  2. tests/programs/kokkos4_driver.c drives the callbacks as Kokkos 4.6 does (interface
+#     20240906, device ids of >= 3.6, demangled names, two host threads, OpenMP inside
+#     kernels): it finds the tool only through the KOKKOS_TOOLS_LIBS the library set.
+#  3. A tool the user named (variable or --kokkos-tools-library) is left alone, said once.
+. "$(dirname "$0")/lib.sh"
+need_converter
+KCHECK="/usr/bin/python3 $SRC/tests/e2e/check_kokkos.py"
+APP=$TESTBIN/kokkos_app
+[ -x "$APP" ] || skip "kokkos_app was not built: Debian's Kokkos is missing (apt-get install libtrilinos-kokkos-dev)"
+unset KOKKOS_TOOLS_LIBS KOKKOS_PROFILE_LIBRARY KOKKOS_TOOLS_ARGS
+mkdir -p "$WORK/in"
+N=1000
+STEPS=6
+B=$((N * 8))
+
+# kokkos_checked NAME ARCHIVE [check_kokkos expectations]
+kokkos_checked() {
+	local name=$1 archive=$2
+	shift 2
+	$KCHECK "$archive/traces.otf2" "$@" >"$WORK/kokkos.log" 2>&1 || {
+		cat "$WORK/kokkos.log" >&2
+		fail "check_kokkos $name"
+	}
+	tail -1 "$WORK/kokkos.log" | grep -q '^check_kokkos: ok$' || fail "check_kokkos printed no verdict"
+	echo "$name: $(head -1 "$WORK/kokkos.log")"
+}
+
+# ---- 1. Debian's Kokkos 3.4, clean and leaking ----
+for mode in clean leak; do
+	args=("$N" "$STEPS")
+	[ $mode = leak ] && args+=(leak)
+	same_behaviour "app-$mode" "$APP" "${args[@]}" >"$WORK/same.log"
+	grep -q 'exit status 0$' "$WORK/same.log" || fail "app-$mode: $(cat "$WORK/same.log" "$WORK/plain.err")"
+	grep -q '^dot ' "$WORK/plain.out" || fail "app-$mode printed no result"
+	views=4 leaks=0 live=11264 # Kokkos::Serial::scratch_mem, never freed by Kokkos 3.4
+	if [ $mode = leak ]; then
+		views=5 leaks=1 live=$((11264 + B))
+	fi
+	converted "$WORK/app-$mode.trace" "$WORK/app-$mode.otf2" --processes 1 --locations 1 \
+		--markers "Kokkos profile event=2" \
+		--markers "Kokkos runtime memory kept past finalize=1" \
+		--markers "Kokkos memory never freed=$leaks"
+	kokkos_checked "app-$mode" "$WORK/app-$mode.otf2" \
+		--enters solve=1 --enters step=$STEPS --inside step=solve \
+		--enters axpy=$STEPS --inside axpy=step --role axpy=PARALLEL --device axpy=Serial \
+		--enters dot=$STEPS --inside dot=step --role dot=PARALLEL \
+		--enters prefix=1 --enters "fill grid=1" --enters "sum grid=1" \
+		--matching 'main::\{lambda\(int\)#\d+\}=1' --enters "Functor/MyTag=1" \
+		--matching 'Kokkos::View::initialization \[.*\]='$views \
+		--enters io=3 --role io=CODE --role solve=FUNCTION \
+		--alloc x=$B:1 --alloc y=$B:1 --alloc y_host=$B:1 --alloc grid=800:1 \
+		--freed x=1 --freed y=1 --freed y_host=1 --freed grid=1 \
+		--alloc Kokkos::Serial::scratch_mem=11264:1 --freed Kokkos::Serial::scratch_mem=0 \
+		--copy y:y_host=$B:1 --role "Kokkos::deep_copy Host->Host=DATA_TRANSFER" \
+		--live Host=$live \
+		--property KOKKOS::CASE=kokkos_app --property KOKKOS::KOKKOS_VERSION=3.4.1
+	# The converter's summary: leaks by label and size, Kokkos's own memory apart.
+	rm -rf "$WORK/summary.otf2"
+	"$CONVERT" "$WORK/app-$mode.trace" -o "$WORK/summary.otf2" 2>"$WORK/summary.txt" ||
+		fail "trace2otf2 app-$mode"
+	grep -q 'kept by Kokkos itself past finalize (runtime-internal, not leaks): 1, 11264 bytes' \
+		"$WORK/summary.txt" || fail "app-$mode: scratch memory not listed apart: $(cat "$WORK/summary.txt")"
+	if [ $mode = leak ]; then
+		grep -q "never freed (leaks): 1, $B bytes" "$WORK/summary.txt" &&
+			grep -q "\"leaky\" $B bytes in Host" "$WORK/summary.txt" ||
+			fail "the leak is not listed: $(cat "$WORK/summary.txt")"
+	elif grep -q 'never freed' "$WORK/summary.txt"; then
+		fail "a clean run lists a leak: $(cat "$WORK/summary.txt")"
+	fi
+	echo "app-$mode: summary: $(grep -c '^trace2otf2:   ' "$WORK/summary.txt") allocations listed"
+done
+
+# ---- 2. Kokkos 4 as the callbacks see it ----
+gcc -O2 -g -fopenmp -Wall -Wextra -Werror "$SRC/tests/programs/kokkos4_driver.c" \
+	-o "$WORK/kokkos4_driver" -lpthread >"$WORK/cc.log" 2>&1 || fail "building kokkos4_driver: $(cat "$WORK/cc.log")"
+"$WORK/kokkos4_driver" >/dev/null 2>"$WORK/err" && fail "kokkos4_driver ran without a tool"
+grep -q 'KOKKOS_TOOLS_LIBS is not set' "$WORK/err" || fail "kokkos4_driver: $(cat "$WORK/err")"
+K=5
+traced "$WORK/k4.trace" "$WORK/kokkos4_driver" $K >"$WORK/out" 2>"$WORK/err" ||
+	fail "kokkos4_driver under the tracer: $(cat "$WORK/err")"
+converted "$WORK/k4.trace" "$WORK/k4.otf2" --processes 1 \
+	--markers "Kokkos DualView=2" --markers "Kokkos profile event=1"
+L='main(int, char**)::<lambda(int)>'
+kokkos_checked kokkos4 "$WORK/k4.otf2" \
+	--enters "$L=$((2 * K))" --enters "Functor/MyTag=2" \
+	--nested '!\$omp parallel .*='"$L:$((2 * K))" \
+	--enters "HostSpace fence=$((2 * K))" --inside "HostSpace fence=$L" \
+	--role "HostSpace fence=BARRIER" --role "$L=PARALLEL" --role scan=PARALLEL \
+	--device "Functor/MyTag=Cuda device 1 instance 3" --device scan="OpenMP instance 1" \
+	--device "Kokkos::fence: Unnamed Global Fence=OpenMP (global fence)" \
+	--device "Kokkos::deep_copy: post copy fence=OpenMP (deep copy resources)" \
+	--enters "init section=2" --role "init section=CODE" --inside "init section=driver" \
+	--alloc v=4096:1 --freed v=1 --copy v:w=4096:1 --live Host=0 \
+	--property KOKKOS::CASE=kokkos4_driver --property KOKKOS::KOKKOS_VERSION=4.6.1
+# Each host thread's kernels carry its own instance.
+otf2-print "$WORK/k4.otf2/traces.otf2" | grep -A1 'ENTER .*lambda(int)>' | grep -o '"OpenMP instance [0-9]*"' |
+	sort | uniq -c >"$WORK/inst"
+[ "$(awk '{print $1}' "$WORK/inst" | tr '\n' ' ')" = "$K $K " ] || fail "instances: $(cat "$WORK/inst")"
+# With the kokkos module off, the library names itself nowhere.
+LIBTRACE_MODULES=pthread traced "$WORK/k4off.trace" "$WORK/kokkos4_driver" 1 >/dev/null 2>"$WORK/err" &&
+	fail "LIBTRACE_MODULES=pthread still registered the Kokkos tool"
+grep -q 'KOKKOS_TOOLS_LIBS is not set' "$WORK/err" || fail "modules off: $(cat "$WORK/err")"
+echo "kokkos4: instances per host thread: $(tr -s ' \n' ' ' <"$WORK/inst")"
+
+# ---- 3. a tool of the user's is left alone ----
+cat >"$WORK/other.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+void kokkosp_init_library(int seq, uint64_t version, uint32_t n, void *info)
+{
+	(void)seq, (void)n, (void)info;
+	printf("other tool: init %llu\n", (unsigned long long)version);
+}
+void kokkosp_begin_parallel_for(const char *name, uint32_t dev, uint64_t *id)
+{
+	(void)dev;
+	*id = 1;
+	if (name[0] == 'a')
+		printf("other tool: %s\n", name);
+}
+EOF
+gcc -shared -fPIC -O2 "$WORK/other.c" -o "$WORK/libother.so" || fail "building the other tool"
+for how in variable argument; do
+	rm -rf "$WORK/other.trace"
+	if [ $how = variable ]; then
+		KOKKOS_PROFILE_LIBRARY=$WORK/libother.so "$APP" 100 2 >"$WORK/plain.out" 2>&1
+		KOKKOS_PROFILE_LIBRARY=$WORK/libother.so traced "$WORK/other.trace" "$APP" 100 2 \
+			>"$WORK/traced.out" 2>"$WORK/traced.err"
+	else
+		"$APP" --kokkos-tools-library="$WORK/libother.so" 100 2 >"$WORK/plain.out" 2>&1
+		traced "$WORK/other.trace" "$APP" --kokkos-tools-library="$WORK/libother.so" 100 2 \
+			>"$WORK/traced.out" 2>"$WORK/traced.err"
+	fi
+	[ $? = 0 ] || fail "other tool ($how): exit status: $(cat "$WORK/traced.err")"
+	grep -q '^other tool: axpy' "$WORK/plain.out" || fail "the other tool did not run ($how): $(cat "$WORK/plain.out")"
+	cmp -s "$WORK/plain.out" "$WORK/traced.out" || fail "other tool ($how): output differs under the tracer"
+	[ "$(grep -c 'another Kokkos tool is set' "$WORK/traced.err")" = 1 ] ||
+		fail "other tool ($how): not said once: $(cat "$WORK/traced.err")"
+	"$DUMP" "$WORK/other.trace" | grep -q ' KOKKOS_' && fail "other tool ($how): Kokkos records in the trace"
+	echo "other tool ($how): left alone, said once: $(grep -o 'another Kokkos tool.*' "$WORK/traced.err" | cut -c1-80)"
+done
+echo "kokkos: ok"
