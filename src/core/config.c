@@ -29,6 +29,10 @@ const struct lt_option lt_options[] = {
      "loss); drop counts the events as lost."},
     {"LIBTRACE_CLOCK", LT_OPT_CHOICE, "auto", "auto|tsc|monotonic",
      "Timestamp source: tsc where the TSC is invariant (auto), or CLOCK_MONOTONIC."},
+    {"LIBTRACE_KOKKOS_FENCE", LT_OPT_CHOICE, "auto", "auto|on|off",
+     "Whether Kokkos fences before each callback (its requires_global_fencing): on, so that "
+     "kernel times of asynchronous (GPU) backends are their real times; off, no fence; auto, "
+     "on when a GPU runtime (CUDA, HIP, SYCL, OpenMP offload) is loaded, else off."},
     {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
      "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
@@ -41,6 +45,7 @@ enum {
 	OPT_BUFFER_SIZE,
 	OPT_OVERFLOW,
 	OPT_CLOCK,
+	OPT_KOKKOS_FENCE,
 	OPT_QUIET,
 	OPT_DEBUG,
 };
@@ -186,6 +191,13 @@ static int apply(size_t i, const char *v)
 		lt_cfg.clock = c - 1; /* auto -1, tsc 0, monotonic 1: enum lt_clock_kind */
 		return 0;
 	}
+	case OPT_KOKKOS_FENCE: {
+		int c = parse_choice(v, o->choices);
+		if (c < 0)
+			return -1;
+		lt_cfg.kokkos_fence = c; /* enum lt_kokkos_fence */
+		return 0;
+	}
 	case OPT_QUIET:
 		return parse_bool(v, &lt_cfg.quiet);
 	case OPT_DEBUG:
@@ -265,6 +277,11 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 			 : lt_cfg.clock == 0 ? "tsc"
 					     : "monotonic");
 		break;
+	case OPT_KOKKOS_FENCE: {
+		static const char *const names[] = {"auto", "on", "off"};
+		snprintf(buf, len, "%s=%s", o->name, names[lt_cfg.kokkos_fence % 3]);
+		break;
+	}
 	case OPT_QUIET:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
 		break;

@@ -344,6 +344,8 @@ enum lt_omp_dep {
  *                                addresses are call sites, or libgomp's entry points
  *   kokkos VERSION               Kokkos loaded our callbacks (1.2); its interface version
  *   kokkos_meta KEY VALUE        Kokkos metadata (declare_metadata); KEY and VALUE escaped
+ *   kokkos_fence 0|1             whether Kokkos fences around the callbacks (its
+ *                                requires_global_fencing)
  *   kokkos_end TICKS             kokkosp_finalize_library was called
  *   exec TICKS                   the process is about to exec (its new image has its own
  *                                directory, <host>.<pid>.N)

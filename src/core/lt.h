@@ -56,8 +56,11 @@ struct lt_config {
 	int overflow;	      /* enum lt_overflow */
 	int debug;
 	int quiet;
-	int clock; /* enum lt_clock_kind, or -1 for auto */
+	int clock;	  /* enum lt_clock_kind, or -1 for auto */
+	int kokkos_fence; /* enum lt_kokkos_fence */
 };
+
+enum lt_kokkos_fence { LT_KOKKOS_FENCE_AUTO = 0, LT_KOKKOS_FENCE_ON, LT_KOKKOS_FENCE_OFF };
 
 /* Per-thread state.  Reached through one initial-exec TLS pointer; lives on the heap. */
 struct lt_thread {

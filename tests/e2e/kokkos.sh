@@ -63,6 +63,8 @@ for mode in clean leak; do
 		--copy y:y_host=$B:1 --role "Kokkos::deep_copy Host->Host=DATA_TRANSFER" \
 		--live Host=$live \
 		--property KOKKOS::CASE=kokkos_app --property KOKKOS::KOKKOS_VERSION=3.4.1
+	# No GPU runtime in the process: Kokkos's fences around the callbacks are turned off.
+	grep -qx 'kokkos_fence 0' "$WORK/app-$mode.trace"/*/meta || fail "app-$mode: global fencing not off"
 	# The converter's summary: leaks by label and size, Kokkos's own memory apart.
 	rm -rf "$WORK/summary.otf2"
 	"$CONVERT" "$WORK/app-$mode.trace" -o "$WORK/summary.otf2" 2>"$WORK/summary.txt" ||
@@ -105,6 +107,10 @@ kokkos_checked kokkos4 "$WORK/k4.otf2" \
 otf2-print "$WORK/k4.otf2/traces.otf2" | grep -A1 'ENTER .*lambda(int)>' | grep -o '"OpenMP instance [0-9]*"' |
 	sort | uniq -c >"$WORK/inst"
 [ "$(awk '{print $1}' "$WORK/inst" | tr '\n' ' ')" = "$K $K " ] || fail "instances: $(cat "$WORK/inst")"
+# LIBTRACE_KOKKOS_FENCE=on leaves Kokkos's fencing on.
+LIBTRACE_KOKKOS_FENCE=on traced "$WORK/k4on.trace" "$WORK/kokkos4_driver" 1 >/dev/null 2>&1 ||
+	fail "kokkos4_driver with LIBTRACE_KOKKOS_FENCE=on"
+grep -qx 'kokkos_fence 1' "$WORK/k4on.trace"/*/meta || fail "LIBTRACE_KOKKOS_FENCE=on: fencing not on"
 # With the kokkos module off, the library names itself nowhere.
 LIBTRACE_MODULES=pthread traced "$WORK/k4off.trace" "$WORK/kokkos4_driver" 1 >/dev/null 2>"$WORK/err" &&
 	fail "LIBTRACE_MODULES=pthread still registered the Kokkos tool"
