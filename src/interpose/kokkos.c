@@ -50,6 +50,17 @@ struct kp_tool_interface {
 
 static char self_path[PATH_MAX];
 static int set_tools_libs; /* we set KOKKOS_TOOLS_LIBS, and not yet KOKKOS_PROFILE_LIBRARY */
+
+/* Whether the symbol is defined in handle.  A failed dlsym leaves its message for the
+ * program's next dlerror(): taken back here, the program's dlerror() state stays its own
+ * (we only probe right after a successful dlopen, or in the constructor). */
+static int has_symbol(void *handle, const char *name)
+{
+	void *p = dlsym(handle, name);
+	if (!p)
+		(void)dlerror();
+	return p != NULL;
+}
 static uint32_t next_section;
 
 /* Whether the first entry of a tools list (Kokkos loads only the first) is this library. */
@@ -116,20 +127,24 @@ void lt_kokkos_register(void)
 	/* Before 3.7 only KOKKOS_PROFILE_LIBRARY works; from 3.7 on it is deprecated (a warning
 	 * on every run).  Without a Kokkos in sight yet (static, or dlopen'ed later), the
 	 * modern name, and lt_kokkos_dlopened() adds the old one if an old Kokkos comes. */
-	int old = !dlsym(RTLD_DEFAULT, KOKKOS_INIT_37) && dlsym(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	int old =
+	    !has_symbol(RTLD_DEFAULT, KOKKOS_INIT_37) && has_symbol(RTLD_DEFAULT, KOKKOS_INIT_OLD);
 	setenv(old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path, 1);
 	set_tools_libs = !old;
 	lt_debug("kokkos: %s=%s", old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path);
 }
 
+/* After a successful dlopen (any thread): a Kokkos older than 3.7 that came in needs the old
+ * variable.  The setenv is the one environment change made after start: it happens at most
+ * once, when such a Kokkos is loaded, before it reads the variable in Kokkos::initialize. */
 void lt_kokkos_dlopened(void *handle)
 {
-	if (!set_tools_libs || !handle)
+	if (!__atomic_load_n(&set_tools_libs, __ATOMIC_ACQUIRE) || !handle)
 		return;
-	if (dlsym(handle, KOKKOS_INIT_OLD) && !dlsym(handle, KOKKOS_INIT_37)) {
+	if (has_symbol(handle, KOKKOS_INIT_OLD) && !has_symbol(handle, KOKKOS_INIT_37) &&
+	    __atomic_exchange_n(&set_tools_libs, 0, __ATOMIC_ACQ_REL)) {
 		if (!lt_foreign_env("KOKKOS_PROFILE_LIBRARY"))
 			setenv("KOKKOS_PROFILE_LIBRARY", self_path, 1);
-		set_tools_libs = 0;
 	}
 }
 

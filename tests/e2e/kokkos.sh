@@ -53,7 +53,7 @@ for mode in clean leak; do
 		--enters solve=1 --enters step=$STEPS --inside step=solve \
 		--enters axpy=$STEPS --inside axpy=step --role axpy=PARALLEL --device axpy=Serial \
 		--enters dot=$STEPS --inside dot=step --role dot=PARALLEL \
-		--enters prefix=1 --enters "fill grid=1" --enters "sum grid=1" \
+		--enters prefix=1 --enters "fill grid=1" --enters "sum grid=1" --enters 1D=1 \
 		--matching 'main::\{lambda\(int\)#\d+\}=1' --enters "Functor/MyTag=1" \
 		--matching 'Kokkos::View::initialization \[.*\]='$views \
 		--enters io=3 --role io=CODE --role solve=FUNCTION \
@@ -90,7 +90,8 @@ K=5
 traced "$WORK/k4.trace" "$WORK/kokkos4_driver" $K >"$WORK/out" 2>"$WORK/err" ||
 	fail "kokkos4_driver under the tracer: $(cat "$WORK/err")"
 converted "$WORK/k4.trace" "$WORK/k4.otf2" --processes 1 \
-	--markers "Kokkos DualView=2" --markers "Kokkos profile event=1"
+	--markers "Kokkos DualView=2" --markers "Kokkos profile event=1" \
+	--markers "Regions closed by the converter=0"
 L='main(int, char**)::<lambda(int)>'
 kokkos_checked kokkos4 "$WORK/k4.otf2" \
 	--enters "$L=$((2 * K))" --enters "Functor/MyTag=2" \
@@ -101,6 +102,7 @@ kokkos_checked kokkos4 "$WORK/k4.otf2" \
 	--device "Kokkos::fence: Unnamed Global Fence=OpenMP (global fence)" \
 	--device "Kokkos::deep_copy: post copy fence=OpenMP (deep copy resources)" \
 	--enters "init section=2" --role "init section=CODE" --inside "init section=driver" \
+	--enters A=1 --enters B=2 --nested B=A:1 --nested B=driver:1 --inside A=driver \
 	--alloc v=4096:1 --freed v=1 --copy v:w=4096:1 --live Host=0 \
 	--property KOKKOS::CASE=kokkos4_driver --property KOKKOS::KOKKOS_VERSION=4.6.1
 # Each host thread's kernels carry its own instance.
@@ -117,7 +119,34 @@ LIBTRACE_MODULES=pthread traced "$WORK/k4off.trace" "$WORK/kokkos4_driver" 1 >/d
 grep -q 'KOKKOS_TOOLS_LIBS is not set' "$WORK/err" || fail "modules off: $(cat "$WORK/err")"
 echo "kokkos4: instances per host thread: $(tr -s ' \n' ' ' <"$WORK/inst")"
 
-# ---- 3. a tool of the user's is left alone ----
+# ---- 3. a Kokkos older than 3.7 that a dlopen brings gets KOKKOS_PROFILE_LIBRARY; a
+# successful dlopen leaves dlerror() as it was ----
+cat >"$WORK/late.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	if (!dlopen("libm.so.6", RTLD_NOW))
+		return 3;
+	const char *e = dlerror();
+	printf("dlerror after a good dlopen: %s\n", e ? e : "none");
+	printf("before: %s\n", getenv("KOKKOS_PROFILE_LIBRARY") ? "set" : "unset");
+	if (!dlopen("libtrilinos_kokkoscore.so.13.2", RTLD_NOW))
+		return 4;
+	const char *v = getenv("KOKKOS_PROFILE_LIBRARY");
+	printf("after: %s\n", v ? v : "unset");
+	return 0;
+}
+EOF
+gcc -O2 "$WORK/late.c" -o "$WORK/late" || fail "building late.c"
+traced "$WORK/late.trace" "$WORK/late" >"$WORK/late.out" 2>&1 || fail "late: $(cat "$WORK/late.out")"
+grep -qx 'dlerror after a good dlopen: none' "$WORK/late.out" || fail "dlerror changed: $(cat "$WORK/late.out")"
+grep -qx 'before: unset' "$WORK/late.out" && grep -qx "after: $(realpath "$LIB")" "$WORK/late.out" ||
+	fail "a dlopen'ed Kokkos 3.4: $(cat "$WORK/late.out")"
+echo "late Kokkos: $(tr '\n' ';' <"$WORK/late.out")"
+
+# ---- 4. a tool of the user's is left alone ----
 cat >"$WORK/other.c" <<'EOF'
 #include <stdint.h>
 #include <stdio.h>

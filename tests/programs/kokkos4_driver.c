@@ -17,7 +17,9 @@
  *   on the main thread: a global fence (0x01000000), a deep-copy-resource fence
  *   (0x01ffffff), an allocation "v" of 4096 bytes in HostSpace, a deep copy of it to "w",
  *   its deallocation, dual-view sync and modify, a profile event, a section started twice
- *   and a region pushed around everything, then finalize_library.
+ *   and a region pushed around everything; sections "A" and "B" overlapping (start A,
+ *   start B, stop A, stop B), a kernel with an empty name, metadata with an empty key;
+ *   then finalize_library.
  * Exit status 0; 2 when the tool cannot be loaded or lacks a callback.
  */
 #define _GNU_SOURCE
@@ -196,6 +198,17 @@ int main(int argc, char **argv)
 	uint64_t id;
 	begin_scan("scan", 0x01000001u, &id);
 	end_scan(id);
+	/* Overlapping sections (Kokkos allows them), an empty kernel name, an empty key. */
+	uint32_t a, b;
+	create_section("A", &a);
+	create_section("B", &b);
+	start_section(a);
+	start_section(b);
+	stop_section(a);
+	stop_section(b);
+	begin_for("", 0x01000001u, &id);
+	end_for(id);
+	metadata("", "a value under an empty key");
 	pop();
 	finalize();
 	printf("kokkos4_driver: %d kernels per host thread, sum %.1f\n", kernels, sink);

@@ -11,7 +11,8 @@
  *              parallel_for and one "dot" parallel_reduce
  *   kernels    "prefix" parallel_scan once; one unnamed lambda parallel_for; one unnamed
  *              parallel_for of a functor with a work tag (Functor/MyTag); "fill grid"
- *              parallel_for (MDRange) and "sum grid" parallel_reduce once each
+ *              parallel_for (MDRange), "sum grid" parallel_reduce and "1D"
+ *              parallel_for once each
  *   deep copy  y_host <- y once (N * 8 bytes)
  *   section    "io" created, started and stopped 3 times, destroyed
  *   events     "checkpoint" twice
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
 		    },
 		    last);
 		Kokkos::parallel_for(Kokkos::RangePolicy<MyTag>(0, n), Functor{x});
+		Kokkos::parallel_for(
+		    "1D", n, KOKKOS_LAMBDA(int i) { y(i) -= 0.0; }); /* a label, not a type */
 		Kokkos::deep_copy(y_host, y);
 		uint32_t io;
 		Kokkos::Profiling::createProfileSection("io", &io);

@@ -518,6 +518,7 @@ struct pstate {
 	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
 	struct idmap depends;	/* task id -> string id of the tasks it waits for */
 	struct idmap ksections; /* Kokkos section id -> string id + 1 of its name */
+	struct idmap kregions;	/* (kind + 1) << 32 | process string id -> region + 1 */
 	struct idmap kallocs;	/* address -> index + 1 into kalloc, while allocated */
 	struct kalloc *kalloc;	/* live Kokkos allocations; free slots chained */
 	uint32_t nkalloc, kalloc_cap, kalloc_free;
@@ -982,18 +983,31 @@ static void handle_omp(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
  * "/" and its work tag's): a mangled type, which demangles as the symbol "_Z<type>"
  * ("Z4mainEUliE_": main::{lambda(int)#1}).  Demangled per part where the demangler takes
  * it, kept as it is otherwise.  From 4.5 on Kokkos demangles itself. */
+/* Whether `part` (len bytes) reads as a mangled type: a local or nested name, or one
+ * source name of 2 characters or more whose length prefix covers it exactly ("7Functor";
+ * not labels like "1D", "1st" or "3D_laplacian"). */
+static int mangled_type(const char *part, size_t len)
+{
+	if (part[0] == 'Z' || part[0] == 'N')
+		return len > 2;
+	size_t digits = 0, n = 0;
+	while (digits < len && part[digits] >= '0' && part[digits] <= '9')
+		n = n * 10 + (size_t)(part[digits++] - '0');
+	return digits && part[0] != '0' && n >= 2 && n == len - digits;
+}
+
 static void kokkos_kernel_name(struct cv *cv, uint64_t version, const char *raw, char *out,
 			       size_t len)
 {
 	snprintf(out, len, "%s", raw);
-	if (version >= 20240906 || !cv->syms)
+	if (version >= 20240906 || !cv->syms || !*raw)
 		return;
 	char buf[2048], part[1100];
 	size_t n = 0;
+	buf[0] = '\0';
 	for (const char *p = raw; *p;) {
 		size_t k = strcspn(p, "/");
-		if (k == 0 || k >= sizeof(part) - 3 ||
-		    !(p[0] == 'Z' || p[0] == 'N' || (p[0] >= '1' && p[0] <= '9')))
+		if (k == 0 || k >= sizeof(part) - 3 || !mangled_type(p, k))
 			return;
 		snprintf(part, sizeof(part), "_Z%.*s", (int)k, p); /* a type: as a symbol */
 		char *d = sym_demangle(cv->syms, part);
@@ -1128,18 +1142,29 @@ static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, 
 	cv->ops->leave(cv, l, ns, rid, 0);
 	(void)t;
 	struct kspace *sp = kokkos_space(ps, space);
+	uint64_t *slot = idmap_get(&ps->kallocs, addr, r->sub == 0);
 	if (sp) {
-		sp->bytes += r->sub ? -(int64_t)bytes : (int64_t)bytes;
-		if (sp->bytes < 0)
-			sp->bytes = 0; /* an allocation made before Kokkos loaded us */
-		cv->ops->metric(cv, l, ns, sp->metric, (uint64_t)sp->bytes);
+		uint64_t total = (uint64_t)sp->bytes, stale = 0;
+		if (r->sub == 0 && slot && *slot) /* the same address again, never freed */
+			stale = ps->kalloc[*slot - 1].bytes;
+		total = total > stale ? total - stale : 0;
+		if (r->sub) /* an allocation made before Kokkos loaded us: nothing below 0 */
+			total = total > bytes ? total - bytes : 0;
+		else
+			total = total + bytes < total || total + bytes > INT64_MAX ? INT64_MAX
+										   : total + bytes;
+		sp->bytes = (int64_t)total;
+		cv->ops->metric(cv, l, ns, sp->metric, total);
 	}
 	if (r->sub == 0) {
-		uint64_t *slot = idmap_get(&ps->kallocs, addr, 1);
 		if (!slot)
 			return;
-		if (*slot) /* the same address again without a free: the old one is gone */
+		if (*slot) { /* the same address again without a free: the old one is gone */
 			ps->kalloc[*slot - 1].bytes = 0;
+			ps->kalloc[*slot - 1].label = CV_NO_STRING;
+			ps->kalloc[*slot - 1].next_free = ps->kalloc_free;
+			ps->kalloc_free = (uint32_t)*slot;
+		}
 		uint32_t i;
 		if (ps->kalloc_free) {
 			i = ps->kalloc_free - 1;
@@ -1162,7 +1187,6 @@ static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, 
 						0};
 		*slot = i + 1;
 	} else {
-		uint64_t *slot = idmap_get(&ps->kallocs, addr, 0);
 		if (!slot || !*slot)
 			return; /* allocated before Kokkos loaded us */
 		uint32_t i = (uint32_t)*slot - 1;
@@ -1207,7 +1231,10 @@ static void kokkos_leaks(struct pstate *ps)
 					: "never freed (leak)",
 			 label, k->bytes, cv->strings[k->space], k->addr);
 		cv->ops->marker(cv, &cv->locs[k->loc], k->ns,
-				lk.internal ? CV_MARK_KOKKOS_KEPT : CV_MARK_KOKKOS_LEAK, text);
+				lk.unfinalized ? CV_MARK_KOKKOS_UNFINALIZED
+				: lk.internal  ? CV_MARK_KOKKOS_KEPT
+					       : CV_MARK_KOKKOS_LEAK,
+				text);
 	}
 }
 
@@ -1221,6 +1248,8 @@ static void kokkos_metadata(struct cv *cv, const struct rd_process *p)
 			name[n++] =
 			    isalnum((unsigned char)*k) ? (char)toupper((unsigned char)*k) : '_';
 		name[n] = '\0';
+		if (n == 8) /* an empty key: OTF2 refuses the name */
+			continue;
 		int seen = 0;
 		for (size_t j = 0; j < cv->nprops && !seen; j++)
 			seen = !strcmp(cv->props[2 * j], name);
@@ -1241,7 +1270,10 @@ static void kokkos_metadata(struct cv *cv, const struct rd_process *p)
 	}
 }
 
-/* Pops the innermost Kokkos frame of kind k (with id `id`, where it has one). */
+/* Pops the innermost Kokkos frame of kind k (with id `id`, where it has one).  Sections may
+ * overlap (start A, start B, stop A): what was entered after the frame and is Kokkos's or
+ * the user's is left and entered again around its Leave, so that regions stay nested and
+ * nothing is lost; anything else above it was left open by the trace and is closed. */
 static void kokkos_leave(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
 			 unsigned k, uint32_t id)
 {
@@ -1251,6 +1283,24 @@ static void kokkos_leave(struct pstate *ps, struct tstate *t, struct cv_loc *l, 
 		struct frame *f = &t->stack[i];
 		if (f->fn != FN_KOKKOS(k) || (byid && (uint32_t)f->obj != id))
 			continue;
+		uint32_t above = t->depth - i - 1, j;
+		for (j = i + 1; j < t->depth; j++)
+			if (t->stack[j].fn != FN_USER &&
+			    (t->stack[j].fn < FN_KOKKOS(0) ||
+			     t->stack[j].fn >= FN_KOKKOS(LT_KOKKOS_MAX)))
+				break;
+		if (above && j == t->depth && above <= 64) {
+			struct frame keep[64];
+			memcpy(keep, &t->stack[i + 1], above * sizeof(*keep));
+			for (j = t->depth; j-- > i + 1;)
+				cv->ops->leave(cv, l, ns, t->stack[j].region, 0);
+			cv->ops->leave(cv, l, ns, f->region, 0);
+			memmove(&t->stack[i], keep, above * sizeof(*keep));
+			t->depth--;
+			for (j = i; j < t->depth; j++)
+				cv->ops->enter(cv, l, ns, t->stack[j].region);
+			return;
+		}
 		unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);
 		t->depth = i;
 		cv->ops->leave(cv, l, ns, f->region, 0);
@@ -1282,13 +1332,23 @@ static void handle_kokkos(struct pstate *ps, struct tstate *t, struct cv_loc *l,
 			snprintf(unknown, sizeof(unknown), "Kokkos profile section %u", id);
 			reg = kokkos_region(cv, k, name && *name ? cv->strings[*name - 1] : unknown,
 					    NULL);
-		} else if (k <= LT_KOKKOS_parallel_scan) {
-			const char *raw = pstring(ps, r->arg);
-			char name[2048];
-			kokkos_kernel_name(cv, version, raw, name, sizeof(name));
-			reg = kokkos_region(cv, k, name, raw);
 		} else {
-			reg = kokkos_region(cv, k, pstring(ps, r->arg), NULL);
+			/* One region per kind and name: looked up once per string of the process.
+			 */
+			uint64_t *cached =
+			    idmap_get(&ps->kregions, (uint64_t)(k + 1) << 32 | r->arg, 1);
+			if (cached && *cached) {
+				reg = (uint32_t)*cached - 1;
+			} else if (k <= LT_KOKKOS_parallel_scan) {
+				const char *raw = pstring(ps, r->arg);
+				char name[2048];
+				kokkos_kernel_name(cv, version, raw, name, sizeof(name));
+				reg = kokkos_region(cv, k, name, raw);
+			} else {
+				reg = kokkos_region(cv, k, pstring(ps, r->arg), NULL);
+			}
+			if (cached && rd_string(ps->p, r->arg))
+				*cached = reg + 1;
 		}
 		if (push(cv, t, reg, FN_KOKKOS(k), id, 0))
 			break;
@@ -1691,6 +1751,7 @@ out:
 	idmap_free(&ps.writers);
 	idmap_free(&ps.depends);
 	idmap_free(&ps.ksections);
+	idmap_free(&ps.kregions);
 	idmap_free(&ps.kallocs);
 	free(ps.kalloc);
 	free(ps.kspaces);

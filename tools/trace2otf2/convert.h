@@ -177,10 +177,11 @@ enum cv_mark {
 	CV_MARK_LOST,
 	CV_MARK_TRUNCATED,
 	CV_MARK_CLOSED,
-	CV_MARK_KOKKOS_EVENT,	 /* kokkosp_profile_event */
-	CV_MARK_KOKKOS_DUALVIEW, /* DualView sync and modify */
-	CV_MARK_KOKKOS_LEAK,	 /* an allocation never freed */
-	CV_MARK_KOKKOS_KEPT,	 /* memory Kokkos kept past finalize */
+	CV_MARK_KOKKOS_EVENT,	    /* kokkosp_profile_event */
+	CV_MARK_KOKKOS_DUALVIEW,    /* DualView sync and modify */
+	CV_MARK_KOKKOS_LEAK,	    /* an allocation never freed */
+	CV_MARK_KOKKOS_KEPT,	    /* memory Kokkos kept past finalize */
+	CV_MARK_KOKKOS_UNFINALIZED, /* live at the end of a process that never finalized Kokkos */
 	CV_MARK_KINDS
 };
 

@@ -356,6 +356,8 @@ static const struct {
     [CV_MARK_KOKKOS_DUALVIEW] = {"Kokkos DualView", OTF2_SEVERITY_NONE},
     [CV_MARK_KOKKOS_LEAK] = {"Kokkos memory never freed", OTF2_SEVERITY_HIGH},
     [CV_MARK_KOKKOS_KEPT] = {"Kokkos runtime memory kept past finalize", OTF2_SEVERITY_LOW},
+    [CV_MARK_KOKKOS_UNFINALIZED] = {"Kokkos memory live at an exit without finalize",
+				    OTF2_SEVERITY_MEDIUM},
 };
 
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
