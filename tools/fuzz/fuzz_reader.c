@@ -44,12 +44,25 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
+/* At exit: the scratch directory goes (a run that crashes leaves it, with its input). */
+static void remove_dir(void)
+{
+	static const char *const files[] = {LT_META_FILE, "ring", LT_EVENTS_FILE};
+	char path[sizeof(dir) + 16];
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "%s/fuzz-reader.%d",
 			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
 		mkdir(dir, 0700);
+		atexit(remove_dir);
 	}
 	if (size < 6)
 		return 0;
