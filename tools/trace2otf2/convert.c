@@ -490,7 +490,6 @@ static void idmap_free(struct idmap *m)
 struct kalloc {
 	uint64_t addr, bytes, ns;
 	uint32_t label, space, loc; /* string ids; index into cv->locs */
-	uint32_t next_free;	    /* index + 1 of the next free slot */
 };
 
 struct kspace {
@@ -520,8 +519,8 @@ struct pstate {
 	struct idmap ksections; /* Kokkos section id -> string id + 1 of its name */
 	struct idmap kregions;	/* (kind + 1) << 32 | process string id -> region + 1 */
 	struct idmap kallocs;	/* address -> index + 1 into kalloc, while allocated */
-	struct kalloc *kalloc;	/* live Kokkos allocations; free slots chained */
-	uint32_t nkalloc, kalloc_cap, kalloc_free;
+	struct kalloc *kalloc;	/* the live Kokkos allocations */
+	uint32_t nkalloc, kalloc_cap;
 	struct kspace *kspaces; /* bytes allocated per memory space */
 	uint32_t nkspaces;
 	int failed;
@@ -824,8 +823,9 @@ static int omp_enter(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint
 		return -1;
 	if ((c == LT_OMP_task || c == LT_OMP_task_create) && obj) {
 		uint64_t *dep = idmap_get(&ps->depends, obj, 0);
-		cv->ops->enter_task(cv, l, ns, reg, obj,
-				    dep && *dep ? (uint32_t)(*dep - 1) : CV_NO_STRING);
+		struct cv_attr a[] = {{CV_ATTR_TASK_ID, obj},
+				      {CV_ATTR_TASK_DEPENDS, dep && *dep ? *dep - 1 : 0}};
+		cv->ops->enter_attrs(cv, l, ns, reg, a, dep && *dep ? 2 : 1);
 	} else {
 		cv->ops->enter(cv, l, ns, reg);
 	}
@@ -1112,10 +1112,22 @@ static struct kspace *kokkos_space(struct pstate *ps, const char *name)
 	return &a[ps->nkspaces++];
 }
 
+/* Forgets live allocation i: the last one takes its place, so kalloc holds the live ones. */
+static void kalloc_remove(struct pstate *ps, uint32_t i)
+{
+	idmap_del(&ps->kallocs, ps->kalloc[i].addr);
+	if (i != --ps->nkalloc) {
+		ps->kalloc[i] = ps->kalloc[ps->nkalloc];
+		uint64_t *moved = idmap_get(&ps->kallocs, ps->kalloc[i].addr, 0);
+		if (moved)
+			*moved = i + 1;
+	}
+}
+
 /* An allocation (sub 0) or deallocation: a moment of role ALLOCATE or DEALLOCATE with the
  * View's label, size and address, then the space's new total. */
-static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
-			 const struct lt_rec *r, const uint64_t *pl)
+static void kokkos_alloc(struct pstate *ps, struct cv_loc *l, uint64_t ns, const struct lt_rec *r,
+			 const uint64_t *pl)
 {
 	struct cv *cv = ps->cv;
 	if (r->words < 5) {
@@ -1140,7 +1152,6 @@ static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, 
 			      {CV_ATTR_KOKKOS_ADDRESS, addr}};
 	cv->ops->enter_attrs(cv, l, ns, rid, a, 3);
 	cv->ops->leave(cv, l, ns, rid, 0);
-	(void)t;
 	struct kspace *sp = kokkos_space(ps, space);
 	uint64_t *slot = idmap_get(&ps->kallocs, addr, r->sub == 0);
 	if (sp) {
@@ -1156,46 +1167,25 @@ static void kokkos_alloc(struct pstate *ps, struct tstate *t, struct cv_loc *l, 
 		sp->bytes = (int64_t)total;
 		cv->ops->metric(cv, l, ns, sp->metric, total);
 	}
-	if (r->sub == 0) {
-		if (!slot)
-			return;
-		if (*slot) { /* the same address again without a free: the old one is gone */
-			ps->kalloc[*slot - 1].bytes = 0;
-			ps->kalloc[*slot - 1].label = CV_NO_STRING;
-			ps->kalloc[*slot - 1].next_free = ps->kalloc_free;
-			ps->kalloc_free = (uint32_t)*slot;
-		}
-		uint32_t i;
-		if (ps->kalloc_free) {
-			i = ps->kalloc_free - 1;
-			ps->kalloc_free = ps->kalloc[i].next_free;
-		} else {
-			if (ps->nkalloc == ps->kalloc_cap) {
-				struct kalloc *k = grow(ps->kalloc, &ps->kalloc_cap, sizeof(*k));
-				if (!k)
-					return;
-				ps->kalloc = k;
-			}
-			i = ps->nkalloc++;
-		}
-		ps->kalloc[i] = (struct kalloc){addr,
-						bytes,
-						ns,
-						cv_string(cv, label),
-						cv_string(cv, space),
-						(uint32_t)(l - cv->locs),
-						0};
-		*slot = i + 1;
-	} else {
-		if (!slot || !*slot)
-			return; /* allocated before Kokkos loaded us */
-		uint32_t i = (uint32_t)*slot - 1;
-		ps->kalloc[i].bytes = 0;
-		ps->kalloc[i].label = CV_NO_STRING;
-		ps->kalloc[i].next_free = ps->kalloc_free;
-		ps->kalloc_free = i + 1;
-		idmap_del(&ps->kallocs, addr);
+	if (!slot || (r->sub && !*slot))
+		return; /* freed, but allocated before Kokkos loaded us */
+	if (r->sub) {
+		kalloc_remove(ps, (uint32_t)*slot - 1);
+		return;
 	}
+	if (!*slot) { /* else the same address again without a free: it replaces the old one */
+		if (ps->nkalloc == ps->kalloc_cap) {
+			struct kalloc *k = grow(ps->kalloc, &ps->kalloc_cap, sizeof(*k));
+			if (!k) {
+				idmap_del(&ps->kallocs, addr);
+				return;
+			}
+			ps->kalloc = k;
+		}
+		*slot = ++ps->nkalloc;
+	}
+	ps->kalloc[*slot - 1] = (struct kalloc){
+	    addr, bytes, ns, cv_string(cv, label), cv_string(cv, space), (uint32_t)(l - cv->locs)};
 }
 
 /* At the process's end: what Kokkos allocated and never freed. */
@@ -1204,16 +1194,15 @@ static void kokkos_leaks(struct pstate *ps)
 	struct cv *cv = ps->cv;
 	for (uint32_t i = 0; i < ps->nkalloc; i++) {
 		const struct kalloc *k = &ps->kalloc[i];
-		if (k->label == CV_NO_STRING || !k->bytes)
-			continue;
 		const char *label = cv->strings[k->label];
 		struct cv_leak lk = {ps->pidx,
 				     k->label,
 				     k->space,
 				     k->bytes,
 				     k->addr,
-				     !strncmp(label, "Kokkos::", 8),
-				     ps->p->kokkos_end_ticks == 0};
+				     ps->p->kokkos_end_ticks == 0     ? CV_MARK_KOKKOS_UNFINALIZED
+				     : !strncmp(label, "Kokkos::", 8) ? CV_MARK_KOKKOS_KEPT
+								      : CV_MARK_KOKKOS_LEAK};
 		if (cv->nleaks == cv->leaks_cap) {
 			uint32_t cap = (uint32_t)cv->leaks_cap;
 			struct cv_leak *a = grow(cv->leaks, &cap, sizeof(*a));
@@ -1225,16 +1214,13 @@ static void kokkos_leaks(struct pstate *ps)
 		cv->leaks[cv->nleaks++] = lk;
 		char text[1400];
 		snprintf(text, sizeof(text), "%s: \"%s\", %" PRIu64 " bytes in %s at 0x%" PRIx64,
-			 lk.unfinalized ? "still allocated when the process ended (Kokkos was "
-					  "not finalized)"
-			 : lk.internal	? "kept by Kokkos itself past finalize (not a leak)"
-					: "never freed (leak)",
+			 lk.kind == CV_MARK_KOKKOS_UNFINALIZED
+			     ? "still allocated when the process ended (Kokkos was not finalized)"
+			 : lk.kind == CV_MARK_KOKKOS_KEPT
+			     ? "kept by Kokkos itself past finalize (not a leak)"
+			     : "never freed (leak)",
 			 label, k->bytes, cv->strings[k->space], k->addr);
-		cv->ops->marker(cv, &cv->locs[k->loc], k->ns,
-				lk.unfinalized ? CV_MARK_KOKKOS_UNFINALIZED
-				: lk.internal  ? CV_MARK_KOKKOS_KEPT
-					       : CV_MARK_KOKKOS_LEAK,
-				text);
+		cv->ops->marker(cv, &cv->locs[k->loc], k->ns, lk.kind, text);
 	}
 }
 
@@ -1388,7 +1374,7 @@ static void handle_kokkos(struct pstate *ps, struct tstate *t, struct cv_loc *l,
 		break;
 	}
 	case LT_REC_KOKKOS_ALLOC:
-		kokkos_alloc(ps, t, l, ns, r, pl);
+		kokkos_alloc(ps, l, ns, r, pl);
 		break;
 	case LT_REC_KOKKOS_INFO: {
 		char text[1200];

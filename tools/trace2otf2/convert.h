@@ -70,6 +70,8 @@ struct cv_metric {
 
 /* Attributes of an Enter.  The value of a string attribute is a string id. */
 enum cv_attr_id {
+	CV_ATTR_TASK_ID,	/* uint64: an OpenMP task's id */
+	CV_ATTR_TASK_DEPENDS,	/* string: ids of the tasks it depends on ("3,7") */
 	CV_ATTR_KOKKOS_DEVICE,	/* string: the execution space instance */
 	CV_ATTR_KOKKOS_BYTES,	/* uint64 */
 	CV_ATTR_KOKKOS_LABEL,	/* string: the View */
@@ -88,8 +90,8 @@ struct cv_attr {
 struct cv_leak {
 	uint32_t process, label, space; /* string ids */
 	uint64_t bytes, addr;
-	int internal;	 /* Kokkos's own ("Kokkos::..."), kept past finalize: not a leak */
-	int unfinalized; /* the process ended without Kokkos::finalize */
+	int kind; /* CV_MARK_KOKKOS_LEAK, _UNFINALIZED (the process never finalized Kokkos)
+		   * or _KEPT (Kokkos's own, "Kokkos::...", kept past finalize: not a leak) */
 };
 
 #define CV_NO_STRING 0xffffffffu
@@ -157,10 +159,7 @@ struct cv_ops {
 	void (*thread_join)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	void (*team_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
 	void (*team_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
-	/* Enter of a task or task creation region: the task's id, and the ids of the tasks it
-	 * depends on as a string ("3,7"), or CV_NO_STRING. */
-	void (*enter_task)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
-			   uint64_t task, uint32_t depends_on);
+	/* An Enter with attributes (a task's id, a Kokkos kernel's device...). */
 	void (*enter_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			    const struct cv_attr *attrs, unsigned nattrs);
 	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);

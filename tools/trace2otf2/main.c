@@ -105,25 +105,32 @@ static int is_process_dir(const char *dir)
 /* Kokkos allocations never freed: the leaks, then what Kokkos itself kept. */
 static void print_kokkos_memory(const struct cv *cv)
 {
-	static const char *const heads[3] = {
-	    "never freed (leaks)",
-	    "still allocated when the process ended without Kokkos::finalize",
-	    "kept by Kokkos itself past finalize (runtime-internal, not leaks)"};
-	for (int kind = 0; kind < 3; kind++) {
+	static const struct {
+		int kind;
+		const char *head;
+	} kinds[3] = {
+	    {CV_MARK_KOKKOS_LEAK, "never freed (leaks)"},
+	    {CV_MARK_KOKKOS_UNFINALIZED,
+	     "still allocated when the process ended without Kokkos::finalize"},
+	    {CV_MARK_KOKKOS_KEPT,
+	     "kept by Kokkos itself past finalize (runtime-internal, not leaks)"},
+	};
+	for (int j = 0; j < 3; j++) {
+		int kind = kinds[j].kind;
 		size_t n = 0;
 		uint64_t bytes = 0;
 		for (size_t i = 0; i < cv->nleaks; i++) {
 			const struct cv_leak *k = &cv->leaks[i];
-			if ((k->unfinalized ? 1 : k->internal ? 2 : 0) == kind)
+			if (k->kind == kind)
 				n++, bytes += k->bytes;
 		}
 		if (!n)
 			continue;
-		fprintf(stderr, "trace2otf2: Kokkos allocations %s: %zu, %llu bytes\n", heads[kind],
-			n, (unsigned long long)bytes);
+		fprintf(stderr, "trace2otf2: Kokkos allocations %s: %zu, %llu bytes\n",
+			kinds[j].head, n, (unsigned long long)bytes);
 		for (size_t i = 0; i < cv->nleaks; i++) {
 			const struct cv_leak *k = &cv->leaks[i];
-			if ((k->unfinalized ? 1 : k->internal ? 2 : 0) != kind)
+			if (k->kind != kind)
 				continue;
 			fprintf(stderr, "trace2otf2:   \"%s\" %llu bytes in %s at 0x%llx (%s)\n",
 				cv->strings[k->label], (unsigned long long)k->bytes,

@@ -29,13 +29,18 @@
 #define DEF_CHUNK  (4u * 1024u * 1024u)
 #define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
 
-enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_TASK_ID, ATTR_TASK_DEPENDS, ATTR_COUNT };
+enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_COUNT };
 
 /* The converter's attributes (enum cv_attr_id), after ours. */
 static const struct {
 	const char *name, *desc;
 	OTF2_Type type;
 } cv_attrs[CV_ATTR_COUNT] = {
+    [CV_ATTR_TASK_ID] = {"TaskId", "the OpenMP task's id (unique in its process)",
+			 OTF2_TYPE_UINT64},
+    [CV_ATTR_TASK_DEPENDS] = {"TaskDependsOn",
+			      "ids of the tasks this task waited for (depend clauses)",
+			      OTF2_TYPE_STRING},
     [CV_ATTR_KOKKOS_DEVICE] = {"KokkosDevice", "the Kokkos execution space instance",
 			       OTF2_TYPE_STRING},
     [CV_ATTR_KOKKOS_BYTES] = {"KokkosBytes", "bytes allocated, freed or copied", OTF2_TYPE_UINT64},
@@ -300,20 +305,6 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	      "ThreadTeamEnd");
 }
 
-static void enter_task(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, uint64_t task,
-		       uint32_t depends_on)
-{
-	struct out *o = cv->out;
-	OTF2_AttributeList *a = NULL;
-	if (o->attrs &&
-	    OTF2_AttributeList_AddUint64(o->attrs, ATTR_TASK_ID, task) == OTF2_SUCCESS) {
-		a = o->attrs;
-		if (depends_on != CV_NO_STRING)
-			OTF2_AttributeList_AddStringRef(o->attrs, ATTR_TASK_DEPENDS, depends_on);
-	}
-	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
-}
-
 static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned n)
 {
@@ -493,10 +484,6 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		kokkos = cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
 	uint32_t s_openmp = cv_string(cv, "OpenMP"),
 		 s_team_template = cv_string(cv, "Thread team ${id}"),
-		 s_task = cv_string(cv, "TaskId"),
-		 s_task_d = cv_string(cv, "the OpenMP task's id (unique in its process)"),
-		 s_deps = cv_string(cv, "TaskDependsOn"),
-		 s_deps_d = cv_string(cv, "ids of the tasks this task waited for (depend clauses)"),
 		 s_unread = cv_string(cv, "(unreadable process)");
 	size_t ncomm = cv->max_procs + cv->nteams;
 	uint32_t *s_comm = calloc(ncomm ? ncomm : 1, sizeof(*s_comm));
@@ -675,14 +662,6 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d,
 						  OTF2_TYPE_UINT8),
 	      "Attribute");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_TASK_ID, s_task, s_task_d,
-						  OTF2_TYPE_UINT64),
-	      "Attribute");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_TASK_DEPENDS, s_deps, s_deps_d,
-						  OTF2_TYPE_STRING),
-	      "Attribute");
 	for (int i = 0; i < CV_ATTR_COUNT; i++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_COUNT + i, s_attr[i][0],
@@ -755,7 +734,6 @@ const struct cv_ops cv_otf2_ops = {
     .thread_join = thread_join,
     .team_begin = team_begin,
     .team_end = team_end,
-    .enter_task = enter_task,
     .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,
