@@ -239,5 +239,13 @@ void cv_free(struct cv *cv);
 extern const struct cv_ops cv_otf2_ops;
 /* Creates the OTF2 backend state writing archive "traces" in dir (which exists, empty). */
 int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen);
+const char *cv_otf2_error(struct cv *cv); /* what failed, or NULL */
+void cv_otf2_free(struct cv *cv);
+
+extern const struct cv_ops cv_prv_ops;
+/* Creates the Paraver backend state writing NAME.prv, NAME.pcf and NAME.row. */
+int cv_prv_open(struct cv *cv, const char *name, char *err, size_t errlen);
+const char *cv_prv_error(struct cv *cv); /* what failed, or NULL */
+void cv_prv_free(struct cv *cv);
 
 #endif /* LIBTRACE_CONVERT_H */

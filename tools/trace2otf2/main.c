@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * trace2otf2 - converts a libtrace trace directory into an OTF2 archive for Vampir.
+ * trace2otf2 - converts a libtrace trace directory into an OTF2 archive for Vampir, or into
+ * a Paraver trace (.prv, .pcf, .row).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,9 +15,6 @@
 #include <unistd.h>
 
 #include "convert.h"
-
-const char *cv_otf2_error(struct cv *cv);
-void cv_otf2_free(struct cv *cv);
 
 enum {
 	EXIT_OK = 0,
@@ -29,10 +28,14 @@ static const char usage[] =
     "usage: trace2otf2 [options] TRACE_DIR\n"
     "\n"
     "Converts a libtrace trace directory (or one process directory <host>.<pid> in it)\n"
-    "into an OTF2 archive for Vampir: OUT/traces.otf2 and the files beside it.\n"
+    "into an OTF2 archive for Vampir: OUT/traces.otf2 and the files beside it; or, with\n"
+    "--format=paraver, into a Paraver trace OUT.prv, OUT.pcf and OUT.row.\n"
     "\n"
-    "  -o, --output OUT     the archive directory to create (default: TRACE_DIR.otf2);\n"
-    "                       it must not exist yet\n"
+    "  -f, --format FORMAT  otf2 (default) or paraver\n"
+    "  -o, --output OUT     otf2: the archive directory to create (default:\n"
+    "                       TRACE_DIR.otf2), which must not exist yet; paraver: the\n"
+    "                       name of the three files (default: TRACE_DIR, a trailing\n"
+    "                       .prv is dropped), which must not exist yet\n"
     "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
     "      --progress       draw the progress bar even when stderr is not a terminal\n"
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
@@ -56,6 +59,18 @@ static const char usage[] =
     "  3  the trace is damaged: the archive holds every valid record; the problems are\n"
     "     printed with file and offset\n"
     "  4  the output could not be written (exists, not writable, disk full)\n";
+
+/* The output backends. */
+static const struct backend {
+	const char *name;
+	const struct cv_ops *ops;
+	int (*open)(struct cv *cv, const char *out, char *err, size_t errlen);
+	const char *(*error)(struct cv *cv);
+	void (*free)(struct cv *cv);
+} backends[] = {
+    {"otf2", &cv_otf2_ops, cv_otf2_open, cv_otf2_error, cv_otf2_free},
+    {"paraver", &cv_prv_ops, cv_prv_open, cv_prv_error, cv_prv_free},
+};
 
 struct warnings {
 	unsigned shown, dropped;
@@ -102,6 +117,71 @@ static int is_process_dir(const char *dir)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The archive's directory, created empty. */
+static int create_directory(const char *out)
+{
+	if (mkdir(out, 0777) != 0) {
+		if (errno == EEXIST)
+			fprintf(
+			    stderr,
+			    "trace2otf2: %s: exists; remove it or name another directory with -o\n",
+			    out);
+		else
+			fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", out,
+				strerror(errno));
+		return -1;
+	}
+	if (access(out, W_OK) != 0) { /* root ignores the mode; others learn it here */
+		fprintf(stderr, "trace2otf2: %s: not writable\n", out);
+		rmdir(out);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const prv_exts[] = {".prv", ".pcf", ".row"};
+
+/* NAME.prv, .pcf and .row, none of which may exist; created empty (O_EXCL). */
+static int create_paraver_names(const char *name)
+{
+	char path[PATH_MAX + 16];
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", name, prv_exts[i]);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd < 0) {
+			int e = errno;
+			if (e == EEXIST)
+				fprintf(stderr,
+					"trace2otf2: %s: exists; remove it or name another output "
+					"with -o\n",
+					path);
+			else
+				fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", path,
+					strerror(e));
+			for (int j = 0; j < i; j++) {
+				snprintf(path, sizeof(path), "%s%s", name, prv_exts[j]);
+				unlink(path);
+			}
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static void remove_output(const char *out, int paraver)
+{
+	if (!paraver) {
+		rmdir(out);
+		return;
+	}
+	char path[PATH_MAX + 16];
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", out, prv_exts[i]);
+		unlink(path);
+	}
+}
+
 /* Kokkos allocations never freed: the leaks, then what Kokkos itself kept. */
 static void print_kokkos_memory(const struct cv *cv)
 {
@@ -143,14 +223,32 @@ static void print_kokkos_memory(const struct cv *cv)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-	    {"progress", no_argument, NULL, 'P'},     {"debug-dir", required_argument, NULL, 'D'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"progress", no_argument, NULL, 'P'},
+	    {"debug-dir", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
 	int quiet = 0, progress = isatty(2), c;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	const struct backend *be = &backends[0];
+	while ((c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			be = NULL;
+			for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+				if (!strcmp(optarg, backends[i].name))
+					be = &backends[i];
+			if (!be) {
+				fprintf(
+				    stderr,
+				    "trace2otf2: --format %s: unknown format (otf2 or paraver)\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -234,39 +332,32 @@ int main(int argc, char **argv)
 	free(starts);
 
 	char outbuf[PATH_MAX + 8];
+	int paraver = be->ops == &cv_prv_ops;
 	if (!out) {
-		snprintf(outbuf, sizeof(outbuf), "%s.otf2", in);
+		snprintf(outbuf, sizeof(outbuf), "%s%s", in, paraver ? "" : ".otf2");
+		out = outbuf;
+	} else if (paraver) {
+		size_t n = strlen(out);
+		snprintf(outbuf, sizeof(outbuf), "%.*s",
+			 (int)(n > 4 && !strcmp(out + n - 4, ".prv") ? n - 4 : n), out);
 		out = outbuf;
 	}
-	if (mkdir(out, 0777) != 0) {
-		if (errno == EEXIST)
-			fprintf(
-			    stderr,
-			    "trace2otf2: %s: exists; remove it or name another directory with -o\n",
-			    out);
-		else
-			fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", out,
-				strerror(errno));
-		free_list(dirs, ndirs);
-		return EXIT_OUTPUT;
-	}
-	if (access(out, W_OK) != 0) { /* root ignores the mode; others learn it here */
-		fprintf(stderr, "trace2otf2: %s: not writable\n", out);
+	if (paraver ? create_paraver_names(out) : create_directory(out)) {
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
 
 	struct cv cv = {0};
-	cv.ops = &cv_otf2_ops;
+	cv.ops = be->ops;
 	cv.progress = progress && !quiet;
 #ifdef LIBTRACE_HAVE_BFD
 	cv.syms = sym_table_new(&sym_bfd_ops, debug_dir);
 #else
 	cv.syms = sym_table_new(NULL, debug_dir);
 #endif
-	if (!cv.syms || cv_otf2_open(&cv, out, err, sizeof(err))) {
+	if (!cv.syms || be->open(&cv, out, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", cv.syms ? err : "out of memory");
-		rmdir(out);
+		remove_output(out, paraver);
 		sym_table_free(cv.syms);
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
@@ -276,9 +367,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace2otf2: ... and %u more problems\n", w.dropped);
 	int status = EXIT_OK;
 	if (rc != 0) {
-		const char *why = cv_otf2_error(&cv);
-		fprintf(stderr, "trace2otf2: %s: writing the archive failed%s%s\n", out,
-			why ? ": " : "", why ? why : "");
+		const char *why = be->error(&cv);
+		fprintf(stderr, "trace2otf2: %s: writing the %s failed%s%s\n", out,
+			paraver ? "Paraver trace" : "archive", why ? ": " : "", why ? why : "");
 		status = EXIT_OUTPUT;
 	} else if (cv.stats.processes == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
@@ -290,11 +381,11 @@ int main(int argc, char **argv)
 		double span = (double)(cv.stats.last_ns - cv.stats.first_ns) / 1e9;
 		fprintf(stderr,
 			"trace2otf2: %llu process%s, %llu thread%s, %llu events from %llu records, "
-			"%.6f s, written to %s/traces.otf2",
+			"%.6f s, written to %s%s",
 			(unsigned long long)cv.stats.processes, cv.stats.processes == 1 ? "" : "es",
 			(unsigned long long)cv.stats.threads, cv.stats.threads == 1 ? "" : "s",
 			(unsigned long long)cv.stats.events, (unsigned long long)cv.stats.records,
-			span, out);
+			span, out, paraver ? ".prv (.pcf, .row)" : "/traces.otf2");
 		if (cv.stats.lost)
 			fprintf(stderr, "; %llu events were lost while tracing (see the markers)",
 				(unsigned long long)cv.stats.lost);
@@ -310,7 +401,7 @@ int main(int argc, char **argv)
 		fputs(".\n", stderr);
 		print_kokkos_memory(&cv);
 	}
-	cv_otf2_free(&cv);
+	be->free(&cv);
 	cv_free(&cv);
 	sym_table_free(cv.syms);
 	free_list(dirs, ndirs);
