@@ -639,8 +639,15 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	struct ploc *p = ploc(cv, l);
 	if (!p || !p->depth)
 		return;
-	if (depends && p->stack[p->depth - 1].task)
-		task_depends(cv, l, t, depends);
+	uint64_t id = p->stack[p->depth - 1].task;
+	if (depends && id) { /* once: a task resumed after a switch enters again */
+		struct pending *e =
+		    pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ id ^ 1ull << 63, 1);
+		if (e && !e->done) {
+			e->done = 1;
+			task_depends(cv, l, t, depends);
+		}
+	}
 	uint32_t li = loc_index(cv, l);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t type = TY_ATTR + attrs[i].id;
@@ -961,11 +968,17 @@ static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
 	fputs("\n\n", f);
 }
 
+/* A type valued by strings: its block, when some event used it. */
 static void write_labels_of_type(struct cv *cv, FILE *f, uint32_t type, const char *label)
 {
-	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n", type, label);
 	struct out *o = cv->out;
-	for (size_t i = 0; i < o->nlabels; i++)
+	size_t i = 0;
+	while (i < o->nlabels && o->labels[i].type != type)
+		i++;
+	if (i == o->nlabels)
+		return;
+	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n", type, label);
+	for (; i < o->nlabels; i++)
 		if (o->labels[i].type == type) {
 			fprintf(f, "%-6u ", o->labels[i].sid + 1);
 			put_label(f, cv->strings[o->labels[i].sid]);
@@ -1076,47 +1089,99 @@ struct writer {
 	int open_event; /* an event line is open for (ev_time, ev_loc) */
 	uint64_t ev_time;
 	uint32_t ev_loc;
+	uint32_t types[16]; /* the types of the open event record */
+	unsigned ntypes;
 };
 
-static void object(struct writer *w, uint32_t li)
+/* Decimal digits of v at p; returns the end.  (fprintf is most of the time otherwise.) */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return put_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return put_u64(p, -(uint64_t)v);
+}
+
+/* ":" then the object fields of location li: cpu (0, unknown), application, task, thread. */
+static char *object(const struct writer *w, char *p, uint32_t li)
 {
 	const struct cv_loc *l = &w->cv->locs[li];
-	const struct cv_process *p = &w->cv->procs[l->process];
-	fprintf(w->f, "0:1:%u:%zu", w->n->task[l->process], (size_t)li - p->first_loc + 1);
+	const struct cv_process *pr = &w->cv->procs[l->process];
+	memcpy(p, ":0:1:", 5);
+	p = put_u64(p + 5, w->n->task[l->process]);
+	*p++ = ':';
+	return put_u64(p, (uint64_t)li - pr->first_loc + 1);
+}
+
+static char *field(char *p, uint64_t v)
+{
+	*p++ = ':';
+	return put_u64(p, v);
 }
 
 static void write_rec(struct writer *w, const struct rec *r)
 {
-	if (w->open_event &&
-	    (r->kind != REC_EVENT || r->time != w->ev_time || r->loc != w->ev_loc)) {
-		fputc('\n', w->f);
+	char line[256], *p = line;
+	/* Events of one time and thread share a record, unless a type would appear twice
+	 * (a leave and an enter of the same type): then a second record follows. */
+	int join = w->open_event && r->kind == REC_EVENT && r->time == w->ev_time &&
+		   r->loc == w->ev_loc && w->ntypes < sizeof(w->types) / sizeof(w->types[0]);
+	for (unsigned i = 0; join && i < w->ntypes; i++)
+		join = w->types[i] != r->b;
+	if (w->open_event && !join) {
+		*p++ = '\n';
 		w->open_event = 0;
 	}
 	switch (r->kind) {
 	case REC_STATE:
-		fputs("1:", w->f);
-		object(w, r->loc);
-		fprintf(w->f, ":%" PRIu64 ":%" PRIu64 ":%u\n", r->time - w->t0, r->a - w->t0, r->b);
+		*p++ = '1';
+		p = object(w, p, r->loc);
+		p = field(p, r->time - w->t0);
+		p = field(p, r->a - w->t0);
+		p = field(p, r->b);
+		*p++ = '\n';
 		break;
 	case REC_EVENT:
 		if (!w->open_event) {
-			fputs("2:", w->f);
-			object(w, r->loc);
-			fprintf(w->f, ":%" PRIu64, r->time - w->t0);
+			*p++ = '2';
+			p = object(w, p, r->loc);
+			p = field(p, r->time - w->t0);
 			w->open_event = 1;
 			w->ev_time = r->time;
 			w->ev_loc = r->loc;
+			w->ntypes = 0;
 		}
-		fprintf(w->f, ":%u:%" PRId64, r->b, (int64_t)r->a);
+		w->types[w->ntypes++] = r->b;
+		p = field(p, r->b);
+		*p++ = ':';
+		p = put_i64(p, (int64_t)r->a);
 		break;
 	case REC_COMM:
-		fputs("3:", w->f);
-		object(w, r->loc);
-		fprintf(w->f, ":%" PRIu64 ":%" PRIu64 ":", r->time - w->t0, r->time - w->t0);
-		object(w, r->b);
-		fprintf(w->f, ":%" PRIu64 ":%" PRIu64 ":0:%u\n", r->a - w->t0, r->a - w->t0, r->c);
+		*p++ = '3';
+		p = object(w, p, r->loc);
+		p = field(p, r->time - w->t0);
+		p = field(p, r->time - w->t0);
+		p = object(w, p, r->b);
+		p = field(p, r->a - w->t0);
+		p = field(p, r->a - w->t0);
+		p = field(p, 0);
+		p = field(p, r->c);
+		*p++ = '\n';
 		break;
 	}
+	fwrite_unlocked(line, 1, (size_t)(p - line), w->f);
 }
 
 static int heap_less(const struct cursor *a, const struct cursor *b)
@@ -1273,7 +1338,7 @@ static int finish(struct cv *cv)
 					first = 0;
 				}
 			fputs(")\n", f);
-			struct writer w = {f, cv, &n, t0, 0, 0, 0};
+			struct writer w = {.f = f, .cv = cv, .n = &n, .t0 = t0};
 			write_body(o, &w, run_end);
 			close_output(o, f, ".prv");
 		}
@@ -1289,7 +1354,7 @@ static int finish(struct cv *cv)
 	free(run_end);
 	free(n.task);
 	cv->stats.events = o->records; /* Paraver records, before events of one time join */
-	if (o->error[0]) { /* no half-written trace is left behind */
+	if (o->error[0]) {	       /* no half-written trace is left behind */
 		static const char *const exts[] = {".prv", ".pcf", ".row"};
 		for (int i = 0; i < 3; i++) {
 			char path[4096];
