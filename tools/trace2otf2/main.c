@@ -374,6 +374,8 @@ int main(int argc, char **argv)
 	} else if (cv.stats.processes == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
 		status = EXIT_UNREADABLE;
+		if (paraver) /* a Paraver trace of nothing is not one */
+			remove_output(out, paraver);
 	} else if (cv.stats.damaged || cv.stats.unreadable || unreadable) {
 		status = EXIT_DAMAGED;
 	}
