@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# trace-report: a profile agrees with the raw records (calls, inclusive and exclusive time
+# computed independently from trace-dump's output); the table, CSV and JSON are well formed
+# and the JSON has exactly the members README.md documents; lost events are said; --compare
+# finds a region slowed twofold and nothing else, passes identical programs, 3 runs against
+# 3, a saved baseline, tells appeared and vanished regions, and exits 2 for another program
+# and 3 for unreadable input.
+. "$(dirname "$0")/lib.sh"
+REPORT=$BUILD/trace-report
+SLOW=$TESTBIN/slow_region
+[ -x "$REPORT" ] || skip "trace-report was not built"
+[ -x "$SLOW" ] || skip "tests/programs/slow_region was not built"
+CHK="python3 $SRC/tests/e2e/check_report.py"
+SCHEMA="$CHK schema --readme $SRC/README.md"
+
+# report_status WANT ARGS...: runs trace-report ARGS, output in $WORK/out, stderr in
+# $WORK/err, and requires exit status WANT.
+report_status() {
+	local want=$1
+	shift
+	"$REPORT" "$@" >"$WORK/out" 2>"$WORK/err"
+	local got=$?
+	[ "$got" = "$want" ] || {
+		cat "$WORK/out" "$WORK/err" | tail -30 >&2
+		fail "trace-report $*: exit status $got, expected $want"
+	}
+}
+
+# ---- A profile agrees with the records ----
+# count_events: user regions, mutex calls (blocking and not), create/join, 4 threads.
+traced "$WORK/count.trace" "$TESTBIN/count_events" 3 1000 >/dev/null || fail "count_events failed"
+report_status 0 --json -o "$WORK/count.json" "$WORK/count.trace"
+$CHK totals --dump "$DUMP" "$WORK/count.trace" "$WORK/count.json" || fail "count: totals"
+$SCHEMA "$WORK/count.json" || fail "count: JSON schema"
+# The example: condition variables, rwlocks, semaphores, a barrier, a named thread.
+traced "$WORK/pipe.trace" "$BUILD/examples/pthread_pipeline" >/dev/null || fail "example failed"
+report_status 0 --json -o "$WORK/pipe.json" "$WORK/pipe.trace"
+$CHK totals --dump "$DUMP" "$WORK/pipe.trace" "$WORK/pipe.json" || fail "pipeline: totals"
+# slow_region with "extra": a region entered three times recursively counts its inclusive
+# time once (the outermost call), its calls three times.
+traced "$WORK/extra.trace" "$SLOW" 1 2 sleep extra || fail "slow_region extra failed"
+report_status 0 --json -o "$WORK/extra.json" "$WORK/extra.trace"
+$CHK totals --dump "$DUMP" "$WORK/extra.trace" "$WORK/extra.json" || fail "extra: totals"
+python3 - "$WORK/extra.json" <<'EOF' || fail "recursion: inclusive time counted more than once"
+import json, sys
+r = {g["name"]: g for g in json.load(open(sys.argv[1]))["runs"][0]["regions"]}
+e = r["extra"]
+assert e["calls"] == 3 and e["threads"] == 1, e
+assert e["inclusive_ns"] == e["max_ns"] and e["exclusive_ns"] <= e["inclusive_ns"], e
+assert 200000 <= e["inclusive_ns"] < 100000000, e
+c = r["compute"]
+assert c["calls"] == 8 and c["threads"] == 2 and c["max_thread"].endswith(("/1", "/2")), c
+assert c["inclusive_ns"] >= 8 * 6000000, c
+EOF
+# Metadata: what ran.
+python3 - "$WORK/extra.json" "$SLOW" <<'EOF' || fail "metadata"
+import json, sys
+m = json.load(open(sys.argv[1]))["runs"][0]["metadata"]
+assert m["program"] == "slow_region" and m["executable"] == sys.argv[2], m
+assert m["arguments"] == ["1", "2", "sleep", "extra"], m
+assert m["processes"] == 1 and m["threads"] == 3 and m["ranks"] == 1, m
+assert m["start"].endswith("Z") and m["duration_ns"] > 0, m
+EOF
+
+# ---- Table, CSV, JSON of several runs ----
+report_status 0 "$WORK/count.trace"
+cp "$WORK/out" "$WORK/count.txt"
+$CHK table "$WORK/count.txt" "$WORK/count.json" --top 20 || fail "table"
+report_status 0 --top 3 "$WORK/count.trace"
+$CHK table "$WORK/out" "$WORK/count.json" --top 3 || fail "table --top 3"
+grep -q -- '--all for all' "$WORK/out" || fail "--top 3 does not say how to see all"
+report_status 0 --all "$WORK/extra.trace"
+$CHK table "$WORK/out" "$WORK/extra.json" || fail "table --all"
+report_status 0 --csv -o "$WORK/count.csv" "$WORK/count.trace"
+$CHK csv "$WORK/count.csv" "$WORK/count.json" || fail "CSV"
+# A process directory alone is a run; a saved profile prints as the trace did.
+report_status 0 --json "$(ls -d "$WORK"/count.trace/*/)"
+$SCHEMA "$WORK/out" || fail "a process directory's JSON"
+report_status 0 "$WORK/count.json"
+diff <(sed 1d "$WORK/count.txt") <(sed 1d "$WORK/out") >&2 || fail "a saved profile prints differently"
+
+# ---- Lost events are said, loudly ----
+cp -a "$WORK/count.trace" "$WORK/lost.trace"
+echo "lost 1 3 12345" >>"$(ls -d "$WORK"/lost.trace/*/)meta"
+report_status 0 "$WORK/lost.trace"
+grep -q 'WARNING.*12345 events were lost' "$WORK/err" || fail "no warning on stderr for lost events"
+grep -q '12345 EVENTS WERE LOST' "$WORK/out" || fail "the table does not say events were lost"
+report_status 0 --json "$WORK/lost.trace"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]
+assert r["totals"]["lost_events"] == 12345, r["totals"]
+assert sum(t["lost_events"] for p in r["processes"] for t in p["threads"]) == 12345' "$WORK/out" ||
+	fail "lost events not in the JSON"
+
+# ---- Compare ----
+# A trace with itself: nothing changed.
+report_status 0 --compare "$WORK/extra.trace" "$WORK/extra.trace"
+grep -q '^Verdict: OK' "$WORK/out" || fail "self-compare: no OK verdict"
+# Three runs of each, interleaved so that a change of load on the machine hits both
+# sides: the default knob (base, same) and compute slowed twofold (slow).
+for i in 1 2 3; do
+	traced "$WORK/base$i.trace" "$SLOW" || fail "slow_region failed"
+	traced "$WORK/same$i.trace" "$SLOW" || fail "slow_region failed"
+	traced "$WORK/slow$i.trace" "$SLOW" 2 || fail "slow_region 2 failed"
+done
+BASE=$WORK/base1.trace,$WORK/base2.trace,$WORK/base3.trace
+SAME=$WORK/same1.trace,$WORK/same2.trace,$WORK/same3.trace
+SLOWED=$WORK/slow1.trace,$WORK/slow2.trace,$WORK/slow3.trace
+report_status 0 --compare "$BASE" "$SAME"
+report_status 0 --compare --json -o "$WORK/same.json" "$BASE" "$SAME"
+$SCHEMA "$WORK/same.json" || fail "comparison JSON schema"
+$CHK compare "$WORK/same.json" --verdict ok --status unchanged=compute --status unchanged=io ||
+	fail "3 runs against 3 of the same program"
+report_status 1 --compare "$BASE" "$SLOWED"
+grep -q '^Verdict: REGRESSION.* compute +' "$WORK/out" || fail "the verdict does not name compute"
+sed -n '/^Regressions/,/^$/p' "$WORK/out" | grep -qw io && fail "io is listed as a regression"
+report_status 1 --compare --json -o "$WORK/slow.json" "$BASE" "$SLOWED"
+$CHK compare "$WORK/slow.json" --verdict regression --status regressed=compute \
+	--status unchanged=io || fail "compute slowed twofold"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+c=[r for r in d["regions"] if r["name"]=="compute"][0]
+assert d["noise_test"] and 1.8 < c["ratio"] < 2.2 and c["p_value"] <= 0.05, c
+assert len(c["baseline_values"]) == 3 and len(c["candidate_values"]) == 3, c' "$WORK/slow.json" ||
+	fail "compute's numbers"
+# Exclusive time and calls are metrics too: compute's calls did not change.
+report_status 1 --compare --metric exclusive "$BASE" "$SLOWED"
+report_status 0 --compare --metric calls "$BASE" "$SLOWED"
+# A baseline saved as one JSON profile of 3 runs, against 3 new trace directories.
+report_status 0 --json -o "$WORK/baseline.json" "$WORK/base1.trace" "$WORK/base2.trace" \
+	"$WORK/base3.trace"
+$SCHEMA "$WORK/baseline.json" || fail "baseline JSON schema"
+report_status 0 --compare "$WORK/baseline.json" "$SAME"
+grep -q 'Baseline: 3 runs' "$WORK/out" || fail "the baseline's 3 runs are not named"
+report_status 1 --compare --json -o "$WORK/slow2.json" "$WORK/baseline.json" "$SLOWED"
+$CHK compare "$WORK/slow2.json" --status regressed=compute --status unchanged=io ||
+	fail "saved baseline against the slowed runs"
+# A region only in the candidate appeared, never a reason to refuse (and the reverse).
+report_status 0 --compare --threshold 50% --json -o "$WORK/appeared.json" "$WORK/base1.trace" \
+	"$WORK/extra.trace"
+$CHK compare "$WORK/appeared.json" --status appeared=extra || fail "extra did not appear"
+report_status 0 --compare --threshold 50% "$WORK/base1.trace" "$WORK/extra.trace"
+sed -n '/^Appeared/,/^$/p' "$WORK/out" | grep -qw extra || fail "the text does not list extra"
+report_status 0 --compare --threshold 50% --json -o "$WORK/vanished.json" "$WORK/extra.trace" \
+	"$WORK/base1.trace"
+$CHK compare "$WORK/vanished.json" --status vanished=extra || fail "extra did not vanish"
+# Another program: not comparable, unless forced.
+report_status 2 --compare "$WORK/base1.trace" "$WORK/count.trace"
+grep -q 'NOT COMPARABLE' "$WORK/out" || fail "not comparable: no verdict"
+report_status 2 --compare --json "$BASE" "$WORK/count.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "not comparable"' \
+	"$WORK/out" || fail "not comparable: JSON verdict"
+"$REPORT" --compare --force "$WORK/base1.trace" "$WORK/count.trace" >/dev/null 2>&1
+[ $? -lt 2 ] || fail "--force did not compare"
+
+# ---- Errors: exit 3, naming the file and what is wrong ----
+report_status 3 --compare "$WORK/nothing-here" "$BASE"
+grep -q 'nothing-here' "$WORK/err" || fail "a missing directory is not named"
+report_status 3 "$WORK/nothing-here"
+head -c 700 "$WORK/baseline.json" >"$WORK/cut.json"
+report_status 3 --compare "$WORK/cut.json" "$SAME"
+grep -q 'cut.json: not valid JSON: line [0-9]*, column [0-9]*' "$WORK/err" ||
+	fail "a cut JSON: $(cat "$WORK/err")"
+sed 's/"calls": /"calls": -/' "$WORK/baseline.json" >"$WORK/negative.json"
+report_status 3 --compare "$WORK/negative.json" "$SAME"
+grep -q 'negative.json: runs\[0\]\.regions\[0\]: "calls" must be a non-negative integer' \
+	"$WORK/err" || fail "a negative count: $(cat "$WORK/err")"
+sed 's/libtrace-profile\/1/libtrace-profile\/2/' "$WORK/baseline.json" >"$WORK/v2.json"
+report_status 3 --compare "$WORK/v2.json" "$SAME"
+grep -q 'not supported' "$WORK/err" || fail "another schema version: $(cat "$WORK/err")"
+printf '{"schema": "libtrace-profile/1", "runs": [], }' >"$WORK/comma.json"
+report_status 3 "$WORK/comma.json"
+grep -q 'trailing comma' "$WORK/err" || fail "a trailing comma: $(cat "$WORK/err")"
+report_status 3 --compare "$WORK/same.json" "$SAME"
+grep -q 'not a profile' "$WORK/err" || fail "a comparison taken for a profile: $(cat "$WORK/err")"
+report_status 3 --compare --threshold lots "$BASE" "$SAME"
+report_status 3 --compare --metric calls --min-diff 5ms "$BASE" "$SAME"
+report_status 3 --compare "$BASE"
+report_status 3 --bogus "$BASE"
+report_status 3 -o /nonexistent/dir/x.json --json "$WORK/count.trace"
+echo ok

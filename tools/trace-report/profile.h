@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * profile.h - a run's profile, as trace-report makes it from a trace directory (profile.c)
+ * or reads it back from a saved JSON profile (store.c): the run's metadata, per region
+ * calls and times, per process and per thread totals.  All times are nanoseconds.
+ *
+ * Regions are told apart by kind and name: the kind is the paradigm, with the user
+ * paradigm split in two ("user": annotated regions; "function": a thread's start routine,
+ * main), so pthread_mutex_lock (pthread) and an annotated region "lock" (user) differ.
+ */
+#ifndef LIBTRACE_REPORT_PROFILE_H
+#define LIBTRACE_REPORT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RP_SCHEMA	  "libtrace-profile/1"
+#define RP_COMPARE_SCHEMA "libtrace-compare/1"
+
+/* Exit statuses of trace-report (see the usage text and README). */
+enum {
+	RP_EXIT_OK = 0,
+	RP_EXIT_REGRESSION = 1,
+	RP_EXIT_NOT_COMPARABLE = 2,
+	RP_EXIT_ERROR = 3,
+};
+
+struct rp_region {
+	char *name, *kind, *role;
+	uint64_t calls;
+	uint64_t incl_ns; /* outermost calls only: a recursive call is not counted twice */
+	uint64_t excl_ns; /* minus the time in the regions called from it */
+	uint64_t min_ns, mean_ns, max_ns; /* per call, each call's own duration */
+	/* Over the threads that called it: their inclusive time. */
+	uint32_t threads;
+	uint64_t thread_min_ns, thread_mean_ns, thread_max_ns;
+	double imbalance; /* thread_max_ns / thread_mean_ns (1: balanced) */
+	char *max_thread; /* "<process dir>/<thread index>", as trace-dump prints them */
+};
+
+struct rp_thread {
+	uint32_t index, tid;
+	char *name;
+	uint64_t lifetime_ns;	/* first to last event */
+	uint64_t in_regions_ns; /* inside some region other than its start routine or main */
+	uint64_t events, lost;
+};
+
+struct rp_process {
+	char *name; /* the process directory: <host>.<pid>[.<n>] */
+	int pid, ppid;
+	char *host, *program;
+	int ended; /* ended normally (not killed, not cut short) */
+	uint64_t lifetime_ns, in_regions_ns, events, lost;
+	struct rp_thread *threads;
+	size_t nthreads;
+};
+
+struct rp_meta {
+	char *program;	  /* the executable's base name: what --compare checks */
+	char *executable; /* its path */
+	char **args;	  /* the arguments, argv[1..] */
+	size_t nargs;
+	char *host; /* of the first process */
+	char **hosts;
+	size_t nhosts;
+	uint64_t processes, threads, ranks; /* ranks: 1 until MPI is traced */
+	uint64_t start_unix_ns;		    /* CLOCK_REALTIME at the first process's start */
+	char *start;			    /* the same, ISO 8601 UTC */
+	uint64_t duration_ns;		    /* first to last event of the run */
+	char *git_revision;		    /* NULL: unknown */
+	char *clock;			    /* "tsc", "monotonic" */
+};
+
+struct rp_totals {
+	uint64_t events, lost, truncated, unclosed, cut_processes, anomalies;
+	int damaged;
+};
+
+struct rp_run {
+	char *trace; /* where it came from: a trace directory, or FILE.json#N */
+	struct rp_meta meta;
+	struct rp_totals totals;
+	struct rp_region *regions; /* by exclusive time, largest first */
+	size_t nregions;
+	struct rp_process *procs;
+	size_t nprocs;
+};
+
+typedef void (*rp_warn_fn)(void *ctx, const char *msg);
+
+struct rp_options {
+	const char *debug_dir; /* separate debug files (default /usr/lib/debug) */
+	int no_git;	       /* do not look for a git revision */
+	rp_warn_fn warn;       /* reading problems (damage), one message each */
+	void *wctx;
+};
+
+/*
+ * Profiles the trace directory (or one process directory) `path` into run.  Returns 0, or
+ * -1 when nothing of it can be read (err says why).  Damage is reported through opt->warn
+ * and counted in run->totals; what is valid is profiled.
+ */
+int rp_profile_trace(const char *path, const struct rp_options *opt, struct rp_run *run, char *err,
+		     size_t errlen);
+void rp_run_free(struct rp_run *run);
+/* Sorts the regions by exclusive time, largest first (then kind, name). */
+void rp_sort_regions(struct rp_run *run);
+/* The region's identity across runs. */
+int rp_region_cmp_key(const struct rp_region *a, const struct rp_region *b);
+
+/* store.c: the libtrace-profile/1 JSON (documented in README.md). */
+void rp_write_json(FILE *f, struct rp_run *runs, size_t nruns);
+/*
+ * Reads the runs of the profile at path and appends them to *runs.  Returns 0, or -1 with
+ * err naming what is wrong where ("line 3, column 5: ...", "runs[0].regions[2]: ...").
+ */
+int rp_read_json(const char *path, struct rp_run **runs, size_t *nruns, char *err, size_t errlen);
+
+/* output.c: the readable table and CSV. */
+void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top);
+void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
+/* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
+char *rp_fmt_ns(char *buf, size_t len, double ns, int sign);
+/* "slow_region 2 2": program and arguments, shortened to fit len. */
+char *rp_fmt_command(char *buf, size_t len, const struct rp_meta *m);
+
+#endif /* LIBTRACE_REPORT_PROFILE_H */

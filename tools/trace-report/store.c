@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * store.c - profiles as JSON, schema "libtrace-profile/1" (README.md, "Profiles and
+ * regression checks"): rp_write_json writes runs, rp_read_json reads them back for
+ * --compare and for printing.  Reading is strict about what the schema requires and about
+ * types; members it does not know are ignored (later versions only append members).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile.h"
+
+/* ---- writing ---- */
+
+static void write_run(struct jw *w, const struct rp_run *r)
+{
+	const struct rp_meta *m = &r->meta;
+	jw_object(w, NULL);
+	jw_str(w, "trace", r->trace);
+	jw_object(w, "metadata");
+	jw_str(w, "program", m->program);
+	jw_str(w, "executable", m->executable);
+	jw_array(w, "arguments");
+	for (size_t i = 0; i < m->nargs; i++)
+		jw_str(w, NULL, m->args[i]);
+	jw_end(w);
+	jw_str(w, "host", m->host);
+	jw_array(w, "hosts");
+	for (size_t i = 0; i < m->nhosts; i++)
+		jw_str(w, NULL, m->hosts[i]);
+	jw_end(w);
+	jw_u64(w, "processes", m->processes);
+	jw_u64(w, "threads", m->threads);
+	jw_u64(w, "ranks", m->ranks);
+	jw_str(w, "start", m->start);
+	jw_u64(w, "start_unix_ns", m->start_unix_ns);
+	jw_u64(w, "duration_ns", m->duration_ns);
+	jw_str(w, "git_revision", m->git_revision);
+	jw_str(w, "clock", m->clock);
+	jw_end(w);
+
+	const struct rp_totals *t = &r->totals;
+	jw_object(w, "totals");
+	jw_u64(w, "events", t->events);
+	jw_u64(w, "lost_events", t->lost);
+	jw_u64(w, "truncated_threads", t->truncated);
+	jw_u64(w, "cut_processes", t->cut_processes);
+	jw_u64(w, "unclosed_regions", t->unclosed);
+	jw_u64(w, "anomalies", t->anomalies);
+	jw_bool(w, "damaged", t->damaged);
+	jw_end(w);
+
+	jw_array(w, "regions");
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct rp_region *g = &r->regions[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", g->name);
+		jw_str(w, "kind", g->kind);
+		jw_str(w, "role", g->role);
+		jw_u64(w, "calls", g->calls);
+		jw_u64(w, "inclusive_ns", g->incl_ns);
+		jw_u64(w, "exclusive_ns", g->excl_ns);
+		jw_u64(w, "min_ns", g->min_ns);
+		jw_u64(w, "mean_ns", g->mean_ns);
+		jw_u64(w, "max_ns", g->max_ns);
+		jw_u64(w, "threads", g->threads);
+		jw_u64(w, "thread_min_ns", g->thread_min_ns);
+		jw_u64(w, "thread_mean_ns", g->thread_mean_ns);
+		jw_u64(w, "thread_max_ns", g->thread_max_ns);
+		jw_double(w, "imbalance", g->imbalance);
+		jw_str(w, "max_thread", g->max_thread);
+		jw_end(w);
+	}
+	jw_end(w);
+
+	jw_array(w, "processes");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct rp_process *p = &r->procs[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", p->name);
+		jw_i64(w, "pid", p->pid);
+		jw_i64(w, "ppid", p->ppid);
+		jw_str(w, "host", p->host);
+		jw_str(w, "program", p->program);
+		jw_bool(w, "ended", p->ended);
+		jw_u64(w, "lifetime_ns", p->lifetime_ns);
+		jw_u64(w, "in_regions_ns", p->in_regions_ns);
+		jw_u64(w, "events", p->events);
+		jw_u64(w, "lost_events", p->lost);
+		jw_array(w, "threads");
+		for (size_t j = 0; j < p->nthreads; j++) {
+			const struct rp_thread *th = &p->threads[j];
+			jw_object(w, NULL);
+			jw_u64(w, "index", th->index);
+			jw_u64(w, "tid", th->tid);
+			jw_str(w, "name", th->name);
+			jw_u64(w, "lifetime_ns", th->lifetime_ns);
+			jw_u64(w, "in_regions_ns", th->in_regions_ns);
+			jw_u64(w, "events", th->events);
+			jw_u64(w, "lost_events", th->lost);
+			jw_end(w);
+		}
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_end(w);
+}
+
+void rp_write_json(FILE *f, struct rp_run *runs, size_t nruns)
+{
+	struct jw w;
+	jw_init(&w, f);
+	jw_object(&w, NULL);
+	jw_str(&w, "schema", RP_SCHEMA);
+	jw_str(&w, "generator", "trace-report");
+	jw_array(&w, "runs");
+	for (size_t i = 0; i < nruns; i++)
+		write_run(&w, &runs[i]);
+	jw_end(&w);
+	jw_end(&w);
+	jw_finish(&w);
+}
+
+/* ---- reading ---- */
+
+struct rctx {
+	char *err;
+	size_t errlen;
+	char where[160]; /* "runs[0].regions[3]" */
+	int failed;
+};
+
+static void bad(struct rctx *c, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	c->failed = 1;
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s%s%s", c->where, c->where[0] ? ": " : "", what);
+}
+
+/* Member key of o: NULL when absent (an error when required) or of another type. */
+static const struct jv *member(struct rctx *c, const struct jv *o, const char *key,
+			       enum jv_type type, int required)
+{
+	const struct jv *v = jv_get(o, key);
+	if (!v) {
+		if (required)
+			bad(c, "\"%s\" is missing", key);
+		return NULL;
+	}
+	if (v->type == JV_NULL && !required)
+		return NULL;
+	if (v->type != type) {
+		bad(c, "\"%s\" must be %s, not %s", key, jv_type_name(type), jv_type_name(v->type));
+		return NULL;
+	}
+	return v;
+}
+
+static uint64_t get_u64(struct rctx *c, const struct jv *o, const char *key, int required)
+{
+	const struct jv *v = member(c, o, key, JV_NUMBER, required);
+	if (!v)
+		return 0;
+	if (!v->is_uint) {
+		bad(c, "\"%s\" must be a non-negative integer", key);
+		return 0;
+	}
+	return v->u;
+}
+
+static int64_t get_i64(struct rctx *c, const struct jv *o, const char *key)
+{
+	const struct jv *v = member(c, o, key, JV_NUMBER, 0);
+	if (!v)
+		return 0;
+	if (v->number != (double)(int64_t)v->number) {
+		bad(c, "\"%s\" must be an integer", key);
+		return 0;
+	}
+	return (int64_t)v->number;
+}
+
+static double get_double(struct rctx *c, const struct jv *o, const char *key)
+{
+	const struct jv *v = member(c, o, key, JV_NUMBER, 0);
+	return v ? v->number : 0;
+}
+
+static int get_bool(struct rctx *c, const struct jv *o, const char *key)
+{
+	const struct jv *v = member(c, o, key, JV_BOOL, 0);
+	return v ? v->boolean : 0;
+}
+
+/* A copy of the string member key; NULL when absent and not required (or null). */
+static char *get_str(struct rctx *c, const struct jv *o, const char *key, int required,
+		     const char *dflt)
+{
+	const struct jv *v = member(c, o, key, JV_STRING, required);
+	const char *s = v ? v->string : dflt;
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		bad(c, "out of memory");
+	return d;
+}
+
+static char **get_strs(struct rctx *c, const struct jv *o, const char *key, size_t *n)
+{
+	*n = 0;
+	const struct jv *a = member(c, o, key, JV_ARRAY, 0);
+	char **out = calloc((a ? a->n : 0) + 1, sizeof(*out));
+	if (!out) {
+		bad(c, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; a && i < a->n; i++) {
+		if (a->items[i]->type != JV_STRING) {
+			bad(c, "\"%s\"[%zu] must be a string", key, i);
+			break;
+		}
+		if (!(out[*n] = strdup(a->items[i]->string))) {
+			bad(c, "out of memory");
+			break;
+		}
+		(*n)++;
+	}
+	return out;
+}
+
+static void read_meta(struct rctx *c, const struct jv *o, struct rp_meta *m)
+{
+	m->program = get_str(c, o, "program", 1, NULL);
+	if (m->program && !m->program[0])
+		bad(c, "\"program\" is empty");
+	m->executable = get_str(c, o, "executable", 0, m->program);
+	m->args = get_strs(c, o, "arguments", &m->nargs);
+	m->host = get_str(c, o, "host", 0, "?");
+	m->hosts = get_strs(c, o, "hosts", &m->nhosts);
+	m->processes = get_u64(c, o, "processes", 0);
+	m->threads = get_u64(c, o, "threads", 0);
+	m->ranks = get_u64(c, o, "ranks", 0);
+	m->start = get_str(c, o, "start", 0, "?");
+	m->start_unix_ns = get_u64(c, o, "start_unix_ns", 0);
+	m->duration_ns = get_u64(c, o, "duration_ns", 0);
+	m->git_revision = get_str(c, o, "git_revision", 0, NULL);
+	m->clock = get_str(c, o, "clock", 0, "?");
+}
+
+static void read_region(struct rctx *c, const struct jv *o, struct rp_region *g)
+{
+	g->name = get_str(c, o, "name", 1, NULL);
+	g->kind = get_str(c, o, "kind", 1, NULL);
+	g->role = get_str(c, o, "role", 0, "?");
+	g->calls = get_u64(c, o, "calls", 1);
+	g->incl_ns = get_u64(c, o, "inclusive_ns", 1);
+	g->excl_ns = get_u64(c, o, "exclusive_ns", 1);
+	g->min_ns = get_u64(c, o, "min_ns", 0);
+	g->mean_ns = get_u64(c, o, "mean_ns", 0);
+	g->max_ns = get_u64(c, o, "max_ns", 0);
+	g->threads = (uint32_t)get_u64(c, o, "threads", 0);
+	g->thread_min_ns = get_u64(c, o, "thread_min_ns", 0);
+	g->thread_mean_ns = get_u64(c, o, "thread_mean_ns", 0);
+	g->thread_max_ns = get_u64(c, o, "thread_max_ns", 0);
+	g->imbalance = get_double(c, o, "imbalance");
+	g->max_thread = get_str(c, o, "max_thread", 0, "?");
+}
+
+static void read_process(struct rctx *c, const struct jv *o, struct rp_process *p)
+{
+	p->name = get_str(c, o, "name", 1, NULL);
+	p->pid = (int)get_i64(c, o, "pid");
+	p->ppid = (int)get_i64(c, o, "ppid");
+	p->host = get_str(c, o, "host", 0, "?");
+	p->program = get_str(c, o, "program", 0, "?");
+	p->ended = get_bool(c, o, "ended");
+	p->lifetime_ns = get_u64(c, o, "lifetime_ns", 0);
+	p->in_regions_ns = get_u64(c, o, "in_regions_ns", 0);
+	p->events = get_u64(c, o, "events", 0);
+	p->lost = get_u64(c, o, "lost_events", 0);
+	const struct jv *a = member(c, o, "threads", JV_ARRAY, 0);
+	if (!a || c->failed)
+		return;
+	if (!(p->threads = calloc(a->n + 1, sizeof(*p->threads)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	size_t len = strlen(c->where);
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".threads[%zu]", i);
+		const struct jv *t = a->items[i];
+		if (t->type != JV_OBJECT) {
+			bad(c, "must be an object, not %s", jv_type_name(t->type));
+			break;
+		}
+		struct rp_thread *th = &p->threads[p->nthreads++];
+		th->index = (uint32_t)get_u64(c, t, "index", 1);
+		th->tid = (uint32_t)get_u64(c, t, "tid", 0);
+		th->name = get_str(c, t, "name", 0, "?");
+		th->lifetime_ns = get_u64(c, t, "lifetime_ns", 0);
+		th->in_regions_ns = get_u64(c, t, "in_regions_ns", 0);
+		th->events = get_u64(c, t, "events", 0);
+		th->lost = get_u64(c, t, "lost_events", 0);
+	}
+	c->where[len] = '\0';
+}
+
+static int by_key(const void *x, const void *y)
+{
+	return rp_region_cmp_key(x, y);
+}
+
+static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const char *path,
+		     size_t index)
+{
+	char from[PATH_MAX + 32];
+	snprintf(from, sizeof(from), "%s#%zu", path, index);
+	r->trace = get_str(c, o, "trace", 0, from);
+	const struct jv *m = member(c, o, "metadata", JV_OBJECT, 1);
+	if (c->failed)
+		return;
+	size_t len = strlen(c->where);
+	snprintf(c->where + len, sizeof(c->where) - len, ".metadata");
+	read_meta(c, m, &r->meta);
+	c->where[len] = '\0';
+	const struct jv *t = member(c, o, "totals", JV_OBJECT, 0);
+	if (t) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".totals");
+		r->totals.events = get_u64(c, t, "events", 0);
+		r->totals.lost = get_u64(c, t, "lost_events", 0);
+		r->totals.truncated = get_u64(c, t, "truncated_threads", 0);
+		r->totals.cut_processes = get_u64(c, t, "cut_processes", 0);
+		r->totals.unclosed = get_u64(c, t, "unclosed_regions", 0);
+		r->totals.anomalies = get_u64(c, t, "anomalies", 0);
+		r->totals.damaged = get_bool(c, t, "damaged");
+		c->where[len] = '\0';
+	}
+	const struct jv *a = member(c, o, "regions", JV_ARRAY, 1);
+	if (c->failed)
+		return;
+	if (!(r->regions = calloc(a->n + 1, sizeof(*r->regions)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".regions[%zu]", i);
+		if (a->items[i]->type != JV_OBJECT) {
+			bad(c, "must be an object, not %s", jv_type_name(a->items[i]->type));
+			break;
+		}
+		read_region(c, a->items[i], &r->regions[r->nregions++]);
+	}
+	c->where[len] = '\0';
+	if (c->failed)
+		return;
+	/* A region is its kind and name: one entry each. */
+	qsort(r->regions, r->nregions, sizeof(*r->regions), by_key);
+	for (size_t i = 1; i < r->nregions; i++)
+		if (!rp_region_cmp_key(&r->regions[i - 1], &r->regions[i])) {
+			snprintf(c->where + len, sizeof(c->where) - len, ".regions");
+			bad(c, "region \"%s\" (%s) appears twice", r->regions[i].name,
+			    r->regions[i].kind);
+			return;
+		}
+	const struct jv *ps = member(c, o, "processes", JV_ARRAY, 0);
+	if (!ps || c->failed)
+		return;
+	if (!(r->procs = calloc(ps->n + 1, sizeof(*r->procs)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < ps->n && !c->failed; i++) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".processes[%zu]", i);
+		if (ps->items[i]->type != JV_OBJECT) {
+			bad(c, "must be an object, not %s", jv_type_name(ps->items[i]->type));
+			break;
+		}
+		read_process(c, ps->items[i], &r->procs[r->nprocs++]);
+	}
+	c->where[len] = '\0';
+	rp_sort_regions(r);
+}
+
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			fclose(f);
+			return NULL;
+		}
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		char *b = realloc(buf, cap * 2);
+		if (!b)
+			free(buf);
+		buf = b;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+int rp_read_json(const char *path, struct rp_run **runs, size_t *nruns, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = slurp(path, &len, err, errlen);
+	if (!text)
+		return -1;
+	char perr[300];
+	struct jv *doc = json_parse(text, len, perr, sizeof(perr));
+	free(text);
+	if (!doc) {
+		snprintf(err, errlen, "%s: not valid JSON: %s", path, perr);
+		return -1;
+	}
+	struct rctx c = {.err = perr, .errlen = sizeof(perr)};
+	const struct jv *schema = NULL, *a = NULL;
+	if (doc->type != JV_OBJECT) {
+		bad(&c, "not a profile: the top level is %s, not an object",
+		    jv_type_name(doc->type));
+	} else if (!(schema = jv_get(doc, "schema")) || schema->type != JV_STRING) {
+		bad(&c, "not a profile: no \"schema\" string (expected \"%s\")", RP_SCHEMA);
+	} else if (strcmp(schema->string, RP_SCHEMA)) {
+		if (!strncmp(schema->string, "libtrace-profile/", 17))
+			bad(&c, "schema \"%s\" is not supported (this trace-report reads \"%s\")",
+			    schema->string, RP_SCHEMA);
+		else
+			bad(&c, "not a profile: schema \"%s\" (expected \"%s\")", schema->string,
+			    RP_SCHEMA);
+	} else if ((a = member(&c, doc, "runs", JV_ARRAY, 1)) && a->n == 0) {
+		bad(&c, "\"runs\" is empty");
+	}
+	size_t first = *nruns;
+	if (!c.failed) {
+		struct rp_run *r = realloc(*runs, (*nruns + a->n) * sizeof(*r));
+		if (!r) {
+			bad(&c, "out of memory");
+		} else {
+			*runs = r;
+			for (size_t i = 0; i < a->n && !c.failed; i++) {
+				snprintf(c.where, sizeof(c.where), "runs[%zu]", i);
+				struct rp_run *run = &r[(*nruns)++];
+				memset(run, 0, sizeof(*run));
+				if (a->items[i]->type != JV_OBJECT)
+					bad(&c, "must be an object, not %s",
+					    jv_type_name(a->items[i]->type));
+				else
+					read_run(&c, a->items[i], run, path, i);
+			}
+		}
+	}
+	jv_free(doc);
+	if (c.failed) {
+		for (size_t i = first; i < *nruns; i++)
+			rp_run_free(&(*runs)[i]);
+		*nruns = first;
+		snprintf(err, errlen, "%s: %s", path, perr);
+		return -1;
+	}
+	return 0;
+}
