@@ -11,6 +11,9 @@
   check_report.py csv FILE.csv PROFILE.json
   check_report.py table FILE.txt PROFILE.json [--top N]
   check_report.py compare FILE.json [--status STATUS=REGION]... [--verdict V]
+  check_report.py same TRACE.json ARCHIVE.json
+      the profile of an OTF2 archive is that of the trace directory it was converted from:
+      regions (kind, role, calls exact; times within 1 ns per call), what ran, threads
 """
 import argparse
 import csv
@@ -358,6 +361,59 @@ def cmd_compare(a):
         "%s %d" % kv for kv in sorted(counts.items()))))
 
 
+# ---- same: a trace directory's profile and its archive's ----
+
+def cmd_same(a):
+    t = load(a.trace)["runs"][0]
+    o = load(a.archive)["runs"][0]
+    tr = {(r["kind"], r["name"]): r for r in t["regions"]}
+    orr = {(r["kind"], r["name"]): r for r in o["regions"]}
+    if set(tr) != set(orr):
+        die("regions only in the trace: %s; only in the archive: %s" %
+            (sorted(set(tr) - set(orr)), sorted(set(orr) - set(tr))))
+    for key, x in sorted(tr.items()):
+        y = orr[key]
+        for k in ("role", "calls", "threads"):
+            if x[k] != y[k]:
+                die("%s %s: %s %r from the trace, %r from the archive" % (key + (k, x[k], y[k])))
+        tol = x["calls"]  # 1 ns per call: each time stamp rounds on its own
+        for k in ("inclusive_ns", "exclusive_ns", "min_ns", "max_ns", "thread_min_ns",
+                  "thread_max_ns"):
+            if abs(x[k] - y[k]) > tol:
+                die("%s %s: %s %d from the trace, %d from the archive" % (key + (k, x[k], y[k])))
+    if [(r["kind"], r["name"]) for r in t["regions"]] != \
+            [(r["kind"], r["name"]) for r in o["regions"]]:
+        die("the regions are not in the same order")
+    tm, om = t["metadata"], o["metadata"]
+    for k in ("program", "executable", "arguments", "host", "hosts", "processes", "threads",
+              "ranks", "duration_ns", "git_revision"):
+        if tm[k] != om[k]:
+            die("metadata.%s: %r from the trace, %r from the archive" % (k, tm[k], om[k]))
+    if abs(tm["start_unix_ns"] - om["start_unix_ns"]) > 10 ** 9:
+        die("metadata.start: %s from the trace, %s from the archive" % (tm["start"], om["start"]))
+    for k in ("events", "lost_events", "truncated_threads", "cut_processes", "unclosed_regions"):
+        if t["totals"][k] != o["totals"][k]:
+            die("totals.%s: %d from the trace, %d from the archive" %
+                (k, t["totals"][k], o["totals"][k]))
+    if len(t["processes"]) != len(o["processes"]):
+        die("%d processes from the trace, %d from the archive" %
+            (len(t["processes"]), len(o["processes"])))
+    for p, q in zip(t["processes"], o["processes"]):
+        for k in ("name", "pid", "host", "program", "ended", "lifetime_ns", "in_regions_ns",
+                  "events", "lost_events"):
+            if p[k] != q[k]:
+                die("process %s: %s %r from the trace, %r from the archive" %
+                    (p["name"], k, p[k], q[k]))
+        th = [(x["index"], x["tid"], x["name"], x["lifetime_ns"], x["in_regions_ns"],
+               x["events"], x["lost_events"]) for x in p["threads"]]
+        oh = [(x["index"], x["tid"], x["name"], x["lifetime_ns"], x["in_regions_ns"],
+               x["events"], x["lost_events"]) for x in q["threads"]]
+        if th != oh:
+            die("process %s: threads %r from the trace, %r from the archive" % (p["name"], th, oh))
+    print("check_report: the archive's profile is the trace's (%d regions, %d threads)" %
+          (len(tr), tm["threads"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -379,9 +435,12 @@ def main():
     p.add_argument("file")
     p.add_argument("--status", action="append")
     p.add_argument("--verdict")
+    p = sub.add_parser("same")
+    p.add_argument("trace")
+    p.add_argument("archive")
     a = ap.parse_args()
     {"totals": cmd_totals, "schema": cmd_schema, "csv": cmd_csv, "table": cmd_table,
-     "compare": cmd_compare}[a.cmd](a)
+     "compare": cmd_compare, "same": cmd_same}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 # and the JSON has exactly the members README.md documents; lost events are said; --compare
 # finds a region slowed twofold and nothing else, passes identical programs, 3 runs against
 # 3, a saved baseline, tells appeared and vanished regions, and exits 2 for another program
-# and 3 for unreadable input.
+# and 3 for unreadable input.  An OTF2 archive converted from a trace profiles as the trace
+# did, on either side of --compare; a damaged archive exits 3.
 . "$(dirname "$0")/lib.sh"
 REPORT=$BUILD/trace-report
 SLOW=$TESTBIN/slow_region
@@ -91,6 +92,53 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]
 assert r["totals"]["lost_events"] == 12345, r["totals"]
 assert sum(t["lost_events"] for p in r["processes"] for t in p["threads"]) == 12345' "$WORK/out" ||
 	fail "lost events not in the JSON"
+
+# ---- An OTF2 archive is a run: the profile of the trace it was converted from ----
+if [ -x "$CONVERT" ]; then
+	# count_events (locks, create/join, 4 threads) and slow_region (recursion, start
+	# routines), by the anchor file and by the directory holding it.
+	for t in count extra; do
+		"$CONVERT" -q "$WORK/$t.trace" -o "$WORK/$t.otf2" || fail "trace2otf2 $t: exit status $?"
+		report_status 0 --json -o "$WORK/$t-otf2.json" "$WORK/$t.otf2/traces.otf2"
+		$CHK same "$WORK/$t.json" "$WORK/$t-otf2.json" || fail "$t: the archive's profile differs"
+		report_status 0 --json -o "$WORK/$t-otf2dir.json" "$WORK/$t.otf2"
+		$CHK same "$WORK/$t.json" "$WORK/$t-otf2dir.json" ||
+			fail "$t: the archive's directory profiles differently"
+	done
+	$SCHEMA "$WORK/extra-otf2.json" || fail "an archive's JSON schema"
+	report_status 0 "$WORK/extra.otf2/traces.otf2"
+	grep -q 'clock unknown' "$WORK/out" || fail "an archive's table does not say the clock is unknown"
+	# Either side of --compare.
+	report_status 0 --compare "$WORK/extra.otf2/traces.otf2" "$WORK/extra.trace"
+	grep -q '^Verdict: OK' "$WORK/out" || fail "archive against its trace: no OK verdict"
+	report_status 0 --compare "$WORK/extra.trace,$WORK/extra.json" "$WORK/extra.otf2"
+	# Losses travel as markers.
+	"$CONVERT" -q "$WORK/lost.trace" -o "$WORK/lost.otf2" || fail "trace2otf2 lost: exit status $?"
+	report_status 0 --json -o "$WORK/lost-otf2.json" "$WORK/lost.otf2/traces.otf2"
+	grep -q 'WARNING.*12345 events were lost' "$WORK/err" || fail "archive: lost events not said"
+	"$REPORT" --json -q -o "$WORK/lost.json" "$WORK/lost.trace" || fail "lost.trace: exit status $?"
+	$CHK same "$WORK/lost.json" "$WORK/lost-otf2.json" || fail "lost: the archive's profile differs"
+	# A damaged archive: exit 3, naming the file, never a crash.
+	cp -a "$WORK/count.otf2" "$WORK/cut.otf2"
+	head -c 40 "$WORK/count.otf2/traces.otf2" >"$WORK/cut.otf2/traces.otf2"
+	report_status 3 --json "$WORK/cut.otf2/traces.otf2"
+	grep -q 'cut.otf2/traces.otf2: ' "$WORK/err" || fail "a cut anchor file: $(cat "$WORK/err")"
+	rm -rf "$WORK/cut.otf2" && cp -a "$WORK/count.otf2" "$WORK/cut.otf2"
+	evt=$(ls "$WORK"/cut.otf2/traces/*.evt | head -1)
+	head -c $(($(stat -c %s "$evt") / 2)) "$WORK/count.otf2/traces/${evt##*/}" >"$evt"
+	report_status 3 --compare "$WORK/cut.otf2" "$WORK/count.trace"
+	grep -q 'cut.otf2/traces.otf2: .*events' "$WORK/err" || fail "a cut event file: $(cat "$WORK/err")"
+	rm "$WORK/cut.otf2/traces.def"
+	report_status 3 "$WORK/cut.otf2"
+	grep -q 'cut.otf2/traces.otf2: .*definitions' "$WORK/err" ||
+		fail "no definitions: $(cat "$WORK/err")"
+else
+	echo "SKIP: trace2otf2 was not built: no archive is compared with its trace"
+fi
+# Garbage named *.otf2 is a damaged archive (or, without OTF2, one that cannot be read).
+head -c 3000 /dev/urandom >"$WORK/garbage.otf2"
+report_status 3 "$WORK/garbage.otf2"
+grep -q 'garbage.otf2: ' "$WORK/err" || fail "a garbage archive: $(cat "$WORK/err")"
 
 # ---- Compare ----
 # A trace with itself: nothing changed.

@@ -23,6 +23,7 @@ static const char usage[] =
     "       trace-report --compare [options] BASELINE CANDIDATE\n"
     "\n"
     "The profile of each RUN: a trace directory (or one process directory <host>.<pid> in\n"
+    "it), an OTF2 archive trace2otf2 made of one (its traces.otf2, or the directory holding\n"
     "it), or a profile saved with --json.  Per region: calls, inclusive and exclusive time,\n"
     "min/mean/max per call, the imbalance between the threads; per process and thread:\n"
     "lifetime, time in regions, events, lost events; the run's program, arguments, host,\n"
@@ -40,14 +41,14 @@ static const char usage[] =
     "  -q, --quiet          no warnings about damaged traces\n"
     "  -h, --help           this text\n"
     "\n"
-    "--compare BASELINE CANDIDATE: each a comma-separated list of trace directories and\n"
-    "saved profiles (a profile may hold several runs).  Per region, the median over each\n"
-    "side's runs of the metric; a region regressed when the candidate's median is above\n"
-    "the baseline's by more than the threshold and by more than the minimum difference,\n"
-    "and, with 3 runs or more on each side, when its runs are slower than the baseline's\n"
-    "in a one-sided Mann-Whitney test at level alpha (for 3 against 3: every candidate\n"
-    "run slower than every baseline run).  Improvements are the mirror image; regions on\n"
-    "one side only are listed as appeared or vanished.\n"
+    "--compare BASELINE CANDIDATE: each a comma-separated list of trace directories, OTF2\n"
+    "archives and saved profiles (a profile may hold several runs).  Per region, the\n"
+    "median over each side's runs of the metric; a region regressed when the candidate's\n"
+    "median is above the baseline's by more than the threshold and by more than the\n"
+    "minimum difference, and, with 3 runs or more on each side, when its runs are slower\n"
+    "than the baseline's in a one-sided Mann-Whitney test at level alpha (for 3 against 3:\n"
+    "every candidate run slower than every baseline run).  Improvements are the mirror\n"
+    "image; regions on one side only are listed as appeared or vanished.\n"
     "\n"
     "      --metric M       inclusive (default), exclusive: time per run; calls: calls\n"
     "                       per run\n"
@@ -63,7 +64,7 @@ static const char usage[] =
     "  0  profiles written; --compare: no region regressed\n"
     "  1  --compare: a region regressed\n"
     "  2  --compare: not comparable (the runs are of different programs)\n"
-    "  3  error: bad option, unreadable trace, broken profile, output not written\n";
+    "  3  error: bad option, unreadable trace or archive, broken profile, write error\n";
 
 struct warnings {
 	unsigned shown, dropped;
@@ -90,7 +91,8 @@ struct inputs {
 	size_t n;
 };
 
-/* Adds the runs of one input (a trace directory or a saved profile).  0, or -1. */
+/* Adds the runs of one input: a trace directory, an OTF2 archive or a saved profile.
+ * Returns 0, or -1. */
 static int add_input(struct inputs *in, const char *path, const struct rp_options *opt)
 {
 	char err[PATH_MAX + 512];
@@ -99,11 +101,14 @@ static int add_input(struct inputs *in, const char *path, const struct rp_option
 		fprintf(stderr, "trace-report: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	char anchor[PATH_MAX + 16];
+	int archive = rp_is_otf2(path, anchor, sizeof(anchor));
+	if (archive || S_ISDIR(st.st_mode)) {
 		struct rp_run run;
 		struct warnings *w = opt->wctx;
 		w->shown = w->dropped = 0;
-		if (rp_profile_trace(path, opt, &run, err, sizeof(err))) {
+		if (archive ? rp_profile_otf2(anchor, opt, &run, err, sizeof(err))
+			    : rp_profile_trace(path, opt, &run, err, sizeof(err))) {
 			fprintf(stderr, "trace-report: %s\n", err);
 			return -1;
 		}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile.h - a run's profile, as trace-report makes it from a trace directory (profile.c)
- * or reads it back from a saved JSON profile (store.c): the run's metadata, per region
- * calls and times, per process and per thread totals.  All times are nanoseconds.
+ * or an OTF2 archive converted from one (otf2_in.c), or reads it back from a saved JSON
+ * profile (store.c): the run's metadata, per region calls and times, per process and per
+ * thread totals.  All times are nanoseconds.
  *
  * Regions are told apart by kind and name: the kind is the paradigm, with the user
  * paradigm split in two ("user": annotated regions; "function": a thread's start routine,
@@ -70,7 +71,7 @@ struct rp_meta {
 	char *start;			    /* the same, ISO 8601 UTC */
 	uint64_t duration_ns;		    /* first to last event of the run */
 	char *git_revision;		    /* NULL: unknown */
-	char *clock;			    /* "tsc", "monotonic" */
+	char *clock;			    /* "tsc", "monotonic"; "unknown" (archive) */
 };
 
 struct rp_totals {
@@ -79,7 +80,7 @@ struct rp_totals {
 };
 
 struct rp_run {
-	char *trace; /* where it came from: a trace directory, or FILE.json#N */
+	char *trace; /* where it came from: a trace directory, an archive, or FILE.json#N */
 	struct rp_meta meta;
 	struct rp_totals totals;
 	struct rp_region *regions; /* by exclusive time, largest first */
@@ -104,6 +105,21 @@ struct rp_options {
  */
 int rp_profile_trace(const char *path, const struct rp_options *opt, struct rp_run *run, char *err,
 		     size_t errlen);
+/*
+ * Profiles the OTF2 archive whose anchor file (traces.otf2) is `anchor`, as trace2otf2
+ * wrote it, into run: the same regions, calls and times as the trace directory it was
+ * converted from, and what the archive keeps of the run's metadata (otf2_in.c).  Returns 0,
+ * or -1 when the archive cannot be read or is damaged (err names the file and the problem),
+ * and always -1 in a trace-report built without OTF2.
+ */
+int rp_profile_otf2(const char *anchor, const struct rp_options *opt, struct rp_run *run, char *err,
+		    size_t errlen);
+/*
+ * Whether `path` is an OTF2 archive: a file named *.otf2, or a directory that holds
+ * traces.otf2 and no process directory of a trace.  Returns 1 with its anchor file in
+ * anchor, or 0.
+ */
+int rp_is_otf2(const char *path, char *anchor, size_t len);
 void rp_run_free(struct rp_run *run);
 /* Sorts the regions by exclusive time, largest first (then kind, name). */
 void rp_sort_regions(struct rp_run *run);

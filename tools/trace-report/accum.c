@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * accum.c - the profile's accumulator (accum.h): per live thread a stack of open calls and
+ * a small table of that thread's regions, folded into the run's per-region totals when the
+ * thread ends; then the run's regions and processes.  Whoever reads the events (a trace
+ * directory, an OTF2 archive) calls acc_enter and acc_leave in each thread's time order.
+ *
+ * Inclusive time counts the outermost call of a region on a thread only: a region entered
+ * while it is already open on the same thread (recursion) adds its calls, its exclusive time
+ * and its per-call statistics, not its inclusive time again (what Score-P's profile does).
+ * Exclusive time is a call's duration minus the durations of the calls made from it.
+ *
+ * Nothing here depends on the order in which threads end: sums and extremes commute, and
+ * the busiest thread of a region is, among equals, the first by process and thread index.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accum.h"
+#include "json.h"
+
+extern char **environ;
+
+/* Deeper nesting is damage (enters never left): refused, so memory stays bounded.  The
+ * converter's core refuses the same depth. */
+#define STACK_MAX (1u << 16)
+
+/* One open call on a thread. */
+struct acc_frame {
+	uint32_t region;
+	uint8_t outer; /* the outermost open call of its region on this thread */
+	uint8_t root;  /* the thread's start routine or main, at the bottom of the stack */
+	uint64_t start, child;
+};
+
+/* A region as seen by one thread (key: region + 1; 0: empty slot). */
+struct acc_entry {
+	uint32_t key, open;
+	uint64_t calls, incl, excl, sum, min, max;
+};
+
+/* A region over the run. */
+struct acc_region {
+	uint64_t calls, incl, excl, sum, min, max;
+	uint32_t threads;
+	uint64_t tmin, tmax, tsum;
+	uint32_t tmax_proc, tmax_thread;
+};
+
+/* A process over the run: its threads as they end. */
+struct acc_process {
+	struct rp_thread *threads;
+	size_t n, cap;
+	uint64_t first, last;
+	int seen;
+};
+
+int acc_init(struct acc *a, size_t nprocs)
+{
+	memset(a, 0, sizeof(*a));
+	a->procs = calloc(nprocs ? nprocs : 1, sizeof(*a->procs));
+	if (!a->procs)
+		return -1;
+	a->nprocs = nprocs;
+	return 0;
+}
+
+void acc_free(struct acc *a)
+{
+	for (size_t i = 0; a->procs && i < a->nprocs; i++) {
+		for (size_t j = 0; j < a->procs[i].n; j++)
+			free(a->procs[i].threads[j].name);
+		free(a->procs[i].threads);
+	}
+	free(a->procs);
+	free(a->regions);
+	memset(a, 0, sizeof(*a));
+}
+
+struct acc_thread *acc_thread_new(struct acc *a, uint32_t process, uint32_t index)
+{
+	struct acc_thread *t = calloc(1, sizeof(*t));
+	if (!t) {
+		a->oom = 1;
+		return NULL;
+	}
+	t->process = process;
+	t->index = index;
+	return t;
+}
+
+void acc_thread_free(struct acc_thread *t)
+{
+	if (!t)
+		return;
+	free(t->stack);
+	free(t->tab);
+	free(t);
+}
+
+void acc_event(struct acc_thread *t, uint64_t ts)
+{
+	t->events++;
+	if (!t->seen || ts < t->first)
+		t->first = ts;
+	if (!t->seen || ts > t->last)
+		t->last = ts;
+	t->seen = 1;
+}
+
+static struct acc_entry *entry_find(struct acc_thread *t, uint32_t key)
+{
+	if (!t->tabcap)
+		return NULL;
+	uint32_t j = key * 0x9e3779b1u & (t->tabcap - 1);
+	while (t->tab[j].key && t->tab[j].key != key)
+		j = (j + 1) & (t->tabcap - 1);
+	return &t->tab[j];
+}
+
+/* The thread's entry of region, created on first use; NULL when out of memory. */
+static struct acc_entry *entry_get(struct acc *a, struct acc_thread *t, uint32_t region)
+{
+	uint32_t key = region + 1;
+	struct acc_entry *e = entry_find(t, key);
+	if (e && e->key)
+		return e;
+	if ((t->ntab + 1) * 2 > t->tabcap) {
+		uint32_t cap = t->tabcap ? t->tabcap * 2 : 16;
+		struct acc_entry *n = calloc(cap, sizeof(*n));
+		if (!n) {
+			a->oom = 1;
+			return NULL;
+		}
+		for (uint32_t i = 0; i < t->tabcap; i++) {
+			if (!t->tab[i].key)
+				continue;
+			uint32_t j = t->tab[i].key * 0x9e3779b1u & (cap - 1);
+			while (n[j].key)
+				j = (j + 1) & (cap - 1);
+			n[j] = t->tab[i];
+		}
+		free(t->tab);
+		t->tab = n;
+		t->tabcap = cap;
+		e = entry_find(t, key);
+	}
+	*e = (struct acc_entry){.key = key, .min = UINT64_MAX};
+	t->ntab++;
+	return e;
+}
+
+void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function)
+{
+	acc_event(t, ts);
+	if (region == UINT32_MAX) {
+		a->anomalies++;
+		return;
+	}
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		if (cap > STACK_MAX) {
+			a->anomalies++;
+			return;
+		}
+		struct acc_frame *s = realloc(t->stack, cap * sizeof(*s));
+		if (!s) {
+			a->oom = 1;
+			return;
+		}
+		t->stack = s;
+		t->cap = cap;
+	}
+	struct acc_entry *e = entry_get(a, t, region);
+	if (!e)
+		return;
+	e->calls++;
+	e->open++;
+	int root = t->depth == 0 && function;
+	t->stack[t->depth++] = (struct acc_frame){region, e->open == 1, (uint8_t)root, ts, 0};
+}
+
+/* Closes the innermost open call at time ts. */
+static void pop(struct acc_thread *t, uint64_t ts)
+{
+	struct acc_frame f = t->stack[--t->depth];
+	uint64_t dur = ts > f.start ? ts - f.start : 0;
+	uint64_t excl = dur > f.child ? dur - f.child : 0;
+	struct acc_entry *e = entry_find(t, f.region + 1); /* entered: it exists */
+	e->excl += excl;
+	e->sum += dur;
+	if (dur < e->min)
+		e->min = dur;
+	if (dur > e->max)
+		e->max = dur;
+	if (f.outer)
+		e->incl += dur;
+	e->open--;
+	if (t->depth > 0)
+		t->stack[t->depth - 1].child += dur;
+	if (!f.root && (t->depth == 0 || (t->depth == 1 && t->stack[0].root)))
+		t->in_regions += dur;
+}
+
+void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region)
+{
+	acc_event(t, ts);
+	uint32_t i = t->depth;
+	while (i > 0 && t->stack[i - 1].region != region)
+		i--;
+	if (i == 0) { /* the converter pairs every Leave with its Enter: not expected */
+		a->anomalies++;
+		return;
+	}
+	while (t->depth >= i)
+		pop(t, ts);
+}
+
+/* Whether thread (proc, index) comes before the region's busiest so far. */
+static int before_busiest(const struct acc_region *r, uint32_t proc, uint32_t index)
+{
+	return proc < r->tmax_proc || (proc == r->tmax_proc && index < r->tmax_thread);
+}
+
+int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name)
+{
+	int rc = 0;
+	while (t->depth)
+		pop(t, t->last);
+	uint32_t need = 0;
+	for (uint32_t i = 0; i < t->tabcap; i++)
+		if (t->tab[i].key > need)
+			need = t->tab[i].key;
+	if (need > a->nregions) {
+		struct acc_region *r = realloc(a->regions, need * sizeof(*r));
+		if (!r)
+			goto oom;
+		memset(r + a->nregions, 0, (need - a->nregions) * sizeof(*r));
+		a->regions = r;
+		a->nregions = need;
+	}
+	for (uint32_t i = 0; i < t->tabcap; i++) {
+		const struct acc_entry *e = &t->tab[i];
+		if (!e->key)
+			continue;
+		struct acc_region *r = &a->regions[e->key - 1];
+		if (!r->calls || e->min < r->min)
+			r->min = e->min;
+		if (e->max > r->max)
+			r->max = e->max;
+		if (!r->threads || e->incl < r->tmin)
+			r->tmin = e->incl;
+		if (!r->threads || e->incl > r->tmax ||
+		    (e->incl == r->tmax && before_busiest(r, t->process, t->index))) {
+			r->tmax = e->incl;
+			r->tmax_proc = t->process;
+			r->tmax_thread = t->index;
+		}
+		r->calls += e->calls;
+		r->incl += e->incl;
+		r->excl += e->excl;
+		r->sum += e->sum;
+		r->threads++;
+		r->tsum += e->incl;
+	}
+	if (t->process < a->nprocs) {
+		struct acc_process *p = &a->procs[t->process];
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 8;
+			struct rp_thread *n = realloc(p->threads, cap * sizeof(*n));
+			if (!n)
+				goto oom;
+			p->threads = n;
+			p->cap = cap;
+		}
+		char *dup = json_utf8_dup(name ? name : "?");
+		if (!dup)
+			goto oom;
+		p->threads[p->n++] = (struct rp_thread){
+		    t->index,	   t->tid,    dup,    t->seen ? t->last - t->first : 0,
+		    t->in_regions, t->events, t->lost};
+		if (t->seen) {
+			if (!p->seen || t->first < p->first)
+				p->first = t->first;
+			if (!p->seen || t->last > p->last)
+				p->last = t->last;
+			p->seen = 1;
+		}
+	}
+	goto out;
+oom:
+	a->oom = 1;
+	rc = -1;
+out:
+	acc_thread_free(t);
+	return rc;
+}
+
+/* ---- the run ---- */
+
+const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role)
+{
+	switch (paradigm) {
+	case CV_PARADIGM_USER:
+		return role == CV_ROLE_USER ? "user" : "function";
+	case CV_PARADIGM_PTHREAD:
+		return "pthread";
+	case CV_PARADIGM_PROCESS:
+		return "process";
+	case CV_PARADIGM_OPENMP:
+		return "openmp";
+	case CV_PARADIGM_KOKKOS:
+		return "kokkos";
+	}
+	return "other";
+}
+
+const char *acc_role_name(enum cv_role role)
+{
+	static const char *names[] = {
+	    [CV_ROLE_FUNCTION] = "function",
+	    [CV_ROLE_WRAPPER] = "wrapper",
+	    [CV_ROLE_THREAD_CREATE] = "thread_create",
+	    [CV_ROLE_THREAD_WAIT] = "thread_wait",
+	    [CV_ROLE_USER] = "user",
+	    [CV_ROLE_PARALLEL] = "parallel",
+	    [CV_ROLE_LOOP] = "loop",
+	    [CV_ROLE_SECTIONS] = "sections",
+	    [CV_ROLE_SINGLE] = "single",
+	    [CV_ROLE_BARRIER] = "barrier",
+	    [CV_ROLE_IMPLICIT_BARRIER] = "implicit_barrier",
+	    [CV_ROLE_CRITICAL] = "critical",
+	    [CV_ROLE_ATOMIC] = "atomic",
+	    [CV_ROLE_ORDERED] = "ordered",
+	    [CV_ROLE_MASTER] = "master",
+	    [CV_ROLE_TASK] = "task",
+	    [CV_ROLE_TASK_CREATE] = "task_create",
+	    [CV_ROLE_TASK_WAIT] = "task_wait",
+	    [CV_ROLE_WORKSHARE] = "workshare",
+	    [CV_ROLE_PHASE] = "phase",
+	    [CV_ROLE_DATA_TRANSFER] = "data_transfer",
+	    [CV_ROLE_ALLOCATE] = "allocate",
+	    [CV_ROLE_DEALLOCATE] = "deallocate",
+	};
+	return (unsigned)role < sizeof(names) / sizeof(names[0]) && names[role] ? names[role]
+										: "other";
+}
+
+static int by_thread_index(const void *x, const void *y)
+{
+	const struct rp_thread *a = x, *b = y;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nregions,
+	      const struct acc_process_info *procs, size_t nprocs, struct rp_run *run)
+{
+	run->regions = calloc((size_t)a->nregions + 1, sizeof(*run->regions));
+	if (!run->regions)
+		return -1;
+	for (uint32_t i = 0; i < a->nregions && i < nregions; i++) {
+		const struct acc_region *r = &a->regions[i];
+		if (!r->calls)
+			continue;
+		struct rp_region *g = &run->regions[run->nregions++];
+		char who[PATH_MAX + 32];
+		snprintf(who, sizeof(who), "%s/%u",
+			 r->tmax_proc < nprocs ? procs[r->tmax_proc].name : "?", r->tmax_thread);
+		g->name = json_utf8_dup(regions[i].name);
+		g->kind = strdup(regions[i].kind);
+		g->role = strdup(regions[i].role);
+		g->max_thread = json_utf8_dup(who);
+		if (!g->name || !g->kind || !g->role || !g->max_thread)
+			return -1;
+		g->calls = r->calls;
+		g->incl_ns = r->incl;
+		g->excl_ns = r->excl;
+		g->min_ns = r->min;
+		g->max_ns = r->max;
+		g->mean_ns = r->sum / r->calls;
+		g->threads = r->threads;
+		g->thread_min_ns = r->tmin;
+		g->thread_max_ns = r->tmax;
+		g->thread_mean_ns = r->tsum / r->threads;
+		double mean = (double)r->tsum / r->threads;
+		g->imbalance = mean > 0 ? (double)r->tmax / mean : 1.0;
+	}
+	rp_sort_regions(run);
+
+	run->procs = calloc(nprocs + 1, sizeof(*run->procs));
+	if (!run->procs)
+		return -1;
+	for (size_t i = 0; i < nprocs; i++) {
+		const struct acc_process_info *info = &procs[i];
+		struct acc_process *pa = i < a->nprocs ? &a->procs[i] : NULL;
+		struct rp_process *p = &run->procs[run->nprocs++];
+		p->name = json_utf8_dup(info->name);
+		p->host = json_utf8_dup(info->host);
+		p->program = json_utf8_dup(info->program);
+		if (!p->name || !p->host || !p->program)
+			return -1;
+		p->pid = info->pid;
+		p->ppid = info->ppid;
+		p->ended = info->ended;
+		if (!pa)
+			continue;
+		p->lifetime_ns = pa->seen ? pa->last - pa->first : 0;
+		if (pa->n)
+			qsort(pa->threads, pa->n, sizeof(*pa->threads), by_thread_index);
+		for (size_t j = 0; j < pa->n; j++) {
+			struct rp_thread *t = &pa->threads[j];
+			if (t->index == 0 && !t->tid)
+				t->tid = (uint32_t)info->pid;
+			p->in_regions_ns += t->in_regions_ns;
+			p->events += t->events;
+			p->lost += t->lost;
+		}
+		p->threads = pa->threads;
+		p->nthreads = pa->n;
+		pa->threads = NULL;
+		pa->n = pa->cap = 0;
+	}
+	return 0;
+}
+
+const char *acc_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+/*
+ * The git revision of the work tree holding the executable's directory (HEAD, now: the
+ * report may be made after the checkout moved on), or NULL: no git, not in a work tree.
+ */
+char *acc_git_revision(const char *exe)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(exe, '/');
+	if (exe[0] != '/' || !slash)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - exe) ? (int)(slash - exe) : 1, exe);
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	char *argv[] = {"git", "-C", dir, "rev-parse", "--verify", "-q", "HEAD", NULL};
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return NULL;
+	}
+	char buf[128];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof(buf) - 1 && (k = read(fds[0], buf + n, sizeof(buf) - 1 - n)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (n != 40 && n != 64))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", buf[i]))
+			return NULL;
+	return strdup(buf);
+}
+
+char *acc_iso_date(uint64_t unix_ns)
+{
+	time_t sec = (time_t)(unix_ns / 1000000000u);
+	struct tm tm;
+	char buf[64];
+	if (!gmtime_r(&sec, &tm))
+		return strdup("?");
+	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sizeof(buf) - n, ".%03uZ", (unsigned)(unix_ns / 1000000u % 1000u));
+	return strdup(buf);
+}

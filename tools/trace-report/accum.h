@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * accum.h - the part of a profile that does not depend on where the events come from.
+ * Both readers of a run feed it: profile.c (a trace directory, through the converter's
+ * core) and otf2_in.c (an OTF2 archive, through libotf2's reader).  Per live thread, a
+ * stack of open calls and a table of that thread's regions; when the thread ends, its
+ * table is folded into the run's per-region totals and the thread into its process.
+ * acc_build then makes struct rp_run's regions and processes of them.
+ *
+ * Memory: per region, per process and per live thread; never per event.
+ */
+#ifndef LIBTRACE_REPORT_ACCUM_H
+#define LIBTRACE_REPORT_ACCUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "convert.h"
+#include "profile.h"
+
+struct acc_frame;
+struct acc_entry;
+struct acc_region;
+struct acc_process;
+
+/* One thread while it is live (between acc_thread_new and acc_thread_end). */
+struct acc_thread {
+	struct acc_frame *stack;
+	uint32_t depth, cap;
+	struct acc_entry *tab; /* its regions: open addressing on region + 1 */
+	uint32_t ntab, tabcap;
+	uint64_t first, last; /* its first and last event */
+	uint64_t events, in_regions;
+	uint64_t lost; /* the reader adds what it learns of losses */
+	uint32_t process, index;
+	uint32_t tid; /* the reader sets it when it knows it */
+	int seen;     /* an event was seen */
+};
+
+/* The run. */
+struct acc {
+	struct acc_region *regions; /* by region id, grown as threads end */
+	uint32_t nregions;
+	struct acc_process *procs; /* by process index */
+	size_t nprocs;
+	uint64_t anomalies; /* leaves without their enter, nesting too deep */
+	int oom;
+};
+
+/* What the reader knows of each region and process, for acc_build. */
+struct acc_region_info {
+	const char *name, *kind, *role;
+};
+
+struct acc_process_info {
+	const char *name; /* the process directory <host>.<pid>[.<n>] */
+	const char *host, *program;
+	int pid, ppid, ended;
+};
+
+/* 0, or -1 when out of memory. */
+int acc_init(struct acc *a, size_t nprocs);
+void acc_free(struct acc *a);
+
+/* A thread begins; NULL when out of memory (a->oom is set). */
+struct acc_thread *acc_thread_new(struct acc *a, uint32_t process, uint32_t index);
+/* An event that only counts (and moves the thread's first and last time). */
+void acc_event(struct acc_thread *t, uint64_t ts);
+/*
+ * Region `region` (a dense id, below 2^32 - 1) is entered at ts.  function: the region is
+ * a start routine or main, which does not count in the thread's time in regions when it
+ * is the bottom of the stack.
+ */
+void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function);
+/* The innermost open call of region is left at ts, with what was opened above it; a leave
+ * of a region that is not open counts as an anomaly. */
+void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region);
+/*
+ * The thread ends: what is still open is closed at its last event, its regions are added
+ * to the run's, and it joins its process's threads under `name`.  t is freed in any case.
+ * Returns 0, or -1 when out of memory.
+ */
+int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name);
+/* Frees a thread without counting it (after a failure). */
+void acc_thread_free(struct acc_thread *t);
+
+/*
+ * Fills run->regions (those called at least once, sorted by exclusive time) and
+ * run->procs from what the threads left, regions[i] and procs[i] naming region i and
+ * process i.  The processes' threads move to the run.  Returns 0, or -1 when out of memory
+ * (run is then half made: rp_run_free frees it).
+ */
+int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nregions,
+	      const struct acc_process_info *procs, size_t nprocs, struct rp_run *run);
+
+/* A region's kind and role as the profile names them ("user", "function", "pthread"...). */
+const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role);
+const char *acc_role_name(enum cv_role role);
+
+/* Shared by the readers' metadata. */
+const char *acc_base_name(const char *path);
+char *acc_iso_date(uint64_t unix_ns); /* NULL when out of memory */
+/* The git revision of the work tree holding the executable's directory, or NULL. */
+char *acc_git_revision(const char *exe);
+
+#endif /* LIBTRACE_REPORT_ACCUM_H */

@@ -1,0 +1,1265 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * otf2_in.c - a run's profile from an OTF2 archive that trace2otf2 wrote, read with
+ * libotf2's reader.  The converter's core hands each event to its OTF2 writer
+ * (trace2otf2/otf2_out.c) exactly as it hands it to the profile backend (profile.c), so
+ * replaying the archive's events into the same accumulator (accum.c) gives the profile of
+ * the trace directory the archive was converted from:
+ *
+ *   definitions        the profile
+ *   Region             a region: paradigm USER -> "user" or "function", PTHREAD ->
+ *                      "pthread", NONE -> "process", OPENMP, KOKKOS; the role back from
+ *                      OTF2's (CODE is a Kokkos phase)
+ *   LocationGroup      a process, in the trace's order: "<program> [<pid>]", its host the
+ *                      system tree node above it, its creator the process that forked or
+ *                      exec'ed it (ppid); its directory <host>.<pid>[.<n>] rebuilt
+ *   Location           a thread: (thread index << 32) | process, its name
+ *   Attribute          "ThreadId" on ThreadBegin (tid), "libtrace:closed_by_converter"
+ *                      on a Leave (unclosed_regions)
+ *   ClockProperties    the start date (realtime) and the run's duration (trace length)
+ *   events             Enter and Leave feed the region stacks; every event counts in its
+ *                      thread's events, lifetime; ProgramBegin gives the executable and
+ *                      its arguments
+ *   markers            "Lost events" (their count), "Truncated trace" (threads cut short,
+ *                      processes killed or cut)
+ *
+ * A start routine or main and an annotated region both are USER regions of role FUNCTION.
+ * A start routine has a source file or a symbol other than its name ("work @a.c:12",
+ * "work"); one without (a stripped program, "main") is the region a thread enters right
+ * after its ThreadBegin or ProgramBegin, which an annotation never is.  (A stripped start
+ * routine of a thread whose creation the trace missed, so without ThreadBegin, reads as
+ * an annotation.)
+ *
+ * What the archive does not keep, the profile cannot say: the clock ("unknown"); the parent
+ * of a process no other created (0: the first one, those started by posix_spawn); the start
+ * date is the first event's, not the first process's (milliseconds later); reading problems
+ * of the trace (damaged: only the archive's own).
+ *
+ * Memory: definitions, and per thread its region stack and table; the events stream
+ * through libotf2's callbacks.  Any reference to a definition the archive lacks, and any
+ * error of libotf2, makes the archive unreadable (exit 3), never a crash.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accum.h"
+#include "json.h"
+#include "profile.h"
+
+/* Definitions by reference: trace2otf2 numbers them 0, 1, 2... in the order it writes
+ * them, which finds them at once; any other numbering is found by binary search. */
+struct refs {
+	uint64_t *ref; /* in definition order */
+	uint32_t *sorted;
+	size_t n, cap;
+};
+
+#define NO_INDEX UINT32_MAX
+
+static int refs_add(struct refs *x, uint64_t ref)
+{
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 64;
+		uint64_t *a = realloc(x->ref, cap * sizeof(*a));
+		if (!a)
+			return -1;
+		x->ref = a;
+		x->cap = cap;
+	}
+	if (x->n >= NO_INDEX)
+		return -1;
+	x->ref[x->n++] = ref;
+	return 0;
+}
+
+static int by_ref(const void *a, const void *b, void *refs)
+{
+	const uint64_t *ref = refs;
+	uint64_t x = ref[*(const uint32_t *)a], y = ref[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+/* Builds the search index.  0; -1 when out of memory; 1 when a reference is defined twice
+ * (*dup is it). */
+static int refs_sort(struct refs *x, uint64_t *dup)
+{
+	x->sorted = malloc((x->n ? x->n : 1) * sizeof(*x->sorted));
+	if (!x->sorted)
+		return -1;
+	for (size_t i = 0; i < x->n; i++)
+		x->sorted[i] = (uint32_t)i;
+	qsort_r(x->sorted, x->n, sizeof(*x->sorted), by_ref, x->ref);
+	for (size_t i = 1; i < x->n; i++)
+		if (x->ref[x->sorted[i]] == x->ref[x->sorted[i - 1]]) {
+			*dup = x->ref[x->sorted[i]];
+			return 1;
+		}
+	return 0;
+}
+
+/* The definition order of ref, or NO_INDEX. */
+static uint32_t refs_find(const struct refs *x, uint64_t ref)
+{
+	if (ref < x->n && x->ref[ref] == ref)
+		return (uint32_t)ref;
+	size_t lo = 0, hi = x->sorted ? x->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t r = x->ref[x->sorted[mid]];
+		if (r == ref)
+			return x->sorted[mid];
+		if (r < ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NO_INDEX;
+}
+
+static void refs_free(struct refs *x)
+{
+	free(x->ref);
+	free(x->sorted);
+}
+
+/* Grows array *a of *cap elements to hold n + 1.  0, or -1. */
+static int grow(void **a, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *p = realloc(*a, c * elem);
+	if (!p)
+		return -1;
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
+enum { FN_NO, FN_YES, FN_MAYBE };
+
+struct region {
+	uint32_t name, canonical, file; /* string refs */
+	OTF2_RegionRole role;
+	OTF2_Paradigm paradigm;
+	uint8_t function; /* FN_* */
+	uint8_t began;	  /* FN_MAYBE: entered right after a thread's begin */
+};
+
+struct node {
+	uint32_t name;
+};
+
+struct group {
+	uint32_t name, node, creator; /* refs */
+	int pid;		      /* from its name "<program> [<pid>]"; 0: none */
+	char *exe;		      /* from ProgramBegin */
+	char **args;
+	uint32_t nargs;
+	int cut, killed; /* markers: files cut short; died without its end record */
+	char *dir;	 /* <host>.<pid>[.<n>] */
+	int ppid;
+};
+
+struct loc {
+	uint32_t name, group_ref;
+	uint32_t group; /* index */
+	uint32_t index; /* thread index in its process */
+	uint64_t ndef;	/* events the definition says it has */
+	uint64_t nread;
+	uint8_t begin_first; /* its first event is a ThreadBegin or ProgramBegin */
+	uint8_t thread;	     /* a CPU thread (not a metric location): one of the profile's */
+	struct acc_thread *t;
+};
+
+struct attr {
+	uint32_t name;
+};
+
+enum { MARK_OTHER, MARK_LOST, MARK_TRUNCATED };
+
+struct in {
+	const char *anchor;
+	OTF2_Reader *rd;
+	struct refs srefs, nrefs, grefs, lrefs, rrefs, arefs, mrefs;
+	char **strings;
+	size_t strings_cap;
+	struct node *nodes;
+	size_t nodes_cap;
+	struct group *groups;
+	size_t groups_cap;
+	struct loc *locs;
+	size_t locs_cap;
+	struct region *regions;
+	size_t regions_cap;
+	struct attr *attrs;
+	size_t attrs_cap;
+	uint8_t *marks; /* MARK_* by marker definition */
+	size_t marks_cap;
+	uint64_t attr_tid, attr_closed; /* attribute refs; UINT64_MAX: not defined */
+	uint64_t resolution, offset, length, realtime;
+	int clock;
+	size_t nthreads;	    /* locations that are threads */
+	uint64_t first_ns, last_ns; /* of the events */
+	int seen;
+	uint64_t unclosed, truncated, lost;
+	int damaged;
+	struct acc acc;
+	int failed; /* a callback found damage: msg says what */
+	char msg[400];
+	const struct rp_options *opt;
+};
+
+/* ---- libotf2's errors ---- */
+
+/* libotf2 reports errors through a process-wide callback (it prints them otherwise): the
+ * first one of a call is kept for the message. */
+static char otf2_msg[300];
+
+static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, const char *fn,
+				    OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+	(void)ud;
+	(void)file;
+	(void)line;
+	(void)fn;
+	if (code != OTF2_SUCCESS && !otf2_msg[0] && fmt) {
+		char text[240];
+		vsnprintf(text, sizeof(text), fmt, va);
+		snprintf(otf2_msg, sizeof(otf2_msg), "%s%s%s", OTF2_Error_GetDescription(code),
+			 text[0] ? ": " : "", text);
+	}
+	return code;
+}
+
+/* What failed: err is "<anchor>: <what>: <libotf2's reason>". */
+static void otf2_fail(struct in *in, char *err, size_t errlen, const char *what,
+		      OTF2_ErrorCode code)
+{
+	if (in->failed)
+		snprintf(err, errlen, "%s: damaged archive: %s", in->anchor, in->msg);
+	else if (otf2_msg[0])
+		snprintf(err, errlen, "%s: %s: %s", in->anchor, what, otf2_msg);
+	else
+		snprintf(err, errlen, "%s: %s: %s", in->anchor, what,
+			 code == OTF2_SUCCESS ? "failed" : OTF2_Error_GetDescription(code));
+}
+
+/* The first problem a callback finds stops the reading. */
+static OTF2_CallbackCode damage(struct in *in, const char *fmt, ...)
+{
+	if (!in->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(in->msg, sizeof(in->msg), fmt, ap);
+		va_end(ap);
+		in->failed = 1;
+	}
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode oom(struct in *in)
+{
+	return damage(in, "out of memory");
+}
+
+/* ---- global definitions ---- */
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offset, uint64_t length,
+				   uint64_t realtime)
+{
+	struct in *in = ud;
+	if (resolution == 0)
+		return damage(in, "the clock's resolution is 0");
+	in->resolution = resolution;
+	in->offset = offset;
+	in->length = length;
+	in->realtime = realtime;
+	in->clock = 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *text)
+{
+	struct in *in = ud;
+	size_t n = in->srefs.n;
+	if (grow((void **)&in->strings, &in->strings_cap, n, sizeof(*in->strings)))
+		return oom(in);
+	if (!(in->strings[n] = strdup(text ? text : "")))
+		return oom(in);
+	if (refs_add(&in->srefs, self)) {
+		free(in->strings[n]);
+		return oom(in);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_node(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
+				  OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
+{
+	struct in *in = ud;
+	(void)cls;
+	(void)parent;
+	if (grow((void **)&in->nodes, &in->nodes_cap, in->nrefs.n, sizeof(*in->nodes)))
+		return oom(in);
+	in->nodes[in->nrefs.n] = (struct node){name};
+	return refs_add(&in->nrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
+				   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef node,
+				   OTF2_LocationGroupRef creator)
+{
+	struct in *in = ud;
+	(void)type;
+	if (grow((void **)&in->groups, &in->groups_cap, in->grefs.n, sizeof(*in->groups)))
+		return oom(in);
+	in->groups[in->grefs.n] = (struct group){.name = name, .node = node, .creator = creator};
+	return refs_add(&in->grefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+				      OTF2_LocationType type, uint64_t nevents,
+				      OTF2_LocationGroupRef group)
+{
+	struct in *in = ud;
+	if (grow((void **)&in->locs, &in->locs_cap, in->lrefs.n, sizeof(*in->locs)))
+		return oom(in);
+	in->locs[in->lrefs.n] = (struct loc){.name = name,
+					     .group_ref = group,
+					     .ndef = nevents,
+					     .thread = type == OTF2_LOCATION_TYPE_CPU_THREAD};
+	return refs_add(&in->lrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
+				    OTF2_StringRef canonical, OTF2_StringRef desc,
+				    OTF2_RegionRole role, OTF2_Paradigm paradigm,
+				    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
+				    uint32_t end)
+{
+	struct in *in = ud;
+	(void)desc;
+	(void)flags;
+	(void)begin;
+	(void)end;
+	if (grow((void **)&in->regions, &in->regions_cap, in->rrefs.n, sizeof(*in->regions)))
+		return oom(in);
+	in->regions[in->rrefs.n] = (struct region){name, canonical, file, role, paradigm, 0, 0};
+	return refs_add(&in->rrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+				       OTF2_StringRef desc, OTF2_Type type)
+{
+	struct in *in = ud;
+	(void)desc;
+	(void)type;
+	if (grow((void **)&in->attrs, &in->attrs_cap, in->arefs.n, sizeof(*in->attrs)))
+		return oom(in);
+	in->attrs[in->arefs.n] = (struct attr){name};
+	return refs_add(&in->arefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *string_of(const struct in *in, uint32_t ref)
+{
+	uint32_t i = ref == OTF2_UNDEFINED_STRING ? NO_INDEX : refs_find(&in->srefs, ref);
+	return i == NO_INDEX ? NULL : in->strings[i];
+}
+
+/* Replaces each byte outside [A-Za-z0-9._-] by '_', as the tracer names its directories. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			*s = '_';
+}
+
+/* "<program> [<pid>]": the pid, or 0. */
+static int pid_of(const char *name)
+{
+	size_t n = strlen(name);
+	if (n < 3 || name[n - 1] != ']')
+		return 0;
+	const char *open = strrchr(name, '[');
+	if (!open || open == name || open[-1] != ' ')
+		return 0;
+	long pid = 0;
+	for (const char *p = open + 1; p < name + n - 1; p++) {
+		if (*p < '0' || *p > '9' || pid > INT32_MAX / 10)
+			return 0;
+		pid = pid * 10 + (*p - '0');
+	}
+	return (int)pid;
+}
+
+static const char *host_of(const struct in *in, const struct group *g)
+{
+	uint32_t i =
+	    g->node == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? NO_INDEX : refs_find(&in->nrefs, g->node);
+	return i == NO_INDEX ? NULL : string_of(in, in->nodes[i].name);
+}
+
+/* Checks the definitions that the events and the profile need, and links them.  0, or -1
+ * with in->msg saying what is wrong. */
+static int link_definitions(struct in *in)
+{
+	struct refs *all[] = {&in->srefs, &in->nrefs, &in->grefs,
+			      &in->lrefs, &in->rrefs, &in->arefs};
+	static const char *const what[] = {"string",   "system tree node", "location group",
+					   "location", "region",	   "attribute"};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		uint64_t dup = 0;
+		int rc = refs_sort(all[i], &dup);
+		if (rc < 0)
+			return oom(in), -1;
+		if (rc > 0)
+			return damage(in, "%s %llu is defined twice", what[i],
+				      (unsigned long long)dup),
+			       -1;
+	}
+	if (in->grefs.n == 0)
+		return damage(in, "no location group (process) is defined"), -1;
+	for (size_t i = 0; i < in->grefs.n; i++) {
+		struct group *g = &in->groups[i];
+		const char *name = string_of(in, g->name);
+		if (!name)
+			return damage(in, "location group %llu: its name is undefined",
+				      (unsigned long long)in->grefs.ref[i]),
+			       -1;
+		if (!host_of(in, g))
+			return damage(in, "location group %llu: its system tree node is undefined",
+				      (unsigned long long)in->grefs.ref[i]),
+			       -1;
+		g->pid = pid_of(name);
+	}
+	uint32_t *threads = calloc(in->grefs.n, sizeof(*threads)); /* per group, so far */
+	if (!threads)
+		return oom(in), -1;
+	for (size_t i = 0; i < in->lrefs.n; i++) {
+		struct loc *l = &in->locs[i];
+		if ((l->group = refs_find(&in->grefs, l->group_ref)) == NO_INDEX) {
+			free(threads);
+			return damage(in, "location %llu: its location group %u is undefined",
+				      (unsigned long long)in->lrefs.ref[i], l->group_ref),
+			       -1;
+		}
+		if (!string_of(in, l->name)) {
+			free(threads);
+			return damage(in, "location %llu: its name is undefined",
+				      (unsigned long long)in->lrefs.ref[i]),
+			       -1;
+		}
+		/* trace2otf2's ids: (thread index << 32) | process; others: by order. */
+		uint64_t id = in->lrefs.ref[i];
+		l->index = (uint32_t)id == in->grefs.ref[l->group] ? (uint32_t)(id >> 32)
+								   : threads[l->group];
+		threads[l->group] += l->thread;
+		in->nthreads += l->thread;
+	}
+	free(threads);
+	for (size_t i = 0; i < in->rrefs.n; i++) {
+		struct region *r = &in->regions[i];
+		const char *name = string_of(in, r->name);
+		if (!name)
+			return damage(in, "region %llu: its name is undefined",
+				      (unsigned long long)in->rrefs.ref[i]),
+			       -1;
+		r->function = FN_NO;
+		if (r->paradigm == OTF2_PARADIGM_USER && r->role == OTF2_REGION_ROLE_FUNCTION) {
+			const char *canon = string_of(in, r->canonical);
+			int code =
+			    r->file != OTF2_UNDEFINED_STRING || (canon && strcmp(canon, name));
+			r->function = code ? FN_YES : FN_MAYBE;
+		}
+	}
+	in->attr_tid = in->attr_closed = UINT64_MAX;
+	for (size_t i = 0; i < in->arefs.n; i++) {
+		const char *name = string_of(in, in->attrs[i].name);
+		if (name && !strcmp(name, "ThreadId"))
+			in->attr_tid = in->arefs.ref[i];
+		else if (name && !strcmp(name, "libtrace:closed_by_converter"))
+			in->attr_closed = in->arefs.ref[i];
+	}
+	if (!in->clock)
+		in->resolution = 1000000000;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static uint64_t ns_of(const struct in *in, OTF2_TimeStamp t)
+{
+	if (in->resolution == 1000000000)
+		return t;
+	return (uint64_t)((unsigned __int128)t * 1000000000u / in->resolution);
+}
+
+/* An event's time in ns, kept for the run's span. */
+static uint64_t stamp(struct in *in, OTF2_TimeStamp t)
+{
+	uint64_t ns = ns_of(in, t);
+	if (!in->seen || ns < in->first_ns)
+		in->first_ns = ns;
+	if (!in->seen || ns > in->last_ns)
+		in->last_ns = ns;
+	in->seen = 1;
+	return ns;
+}
+
+/* The thread of an event, counted; NULL (reading stops) when it is not defined.  Only
+ * threads are selected for reading. */
+static struct loc *loc_event(struct in *in, OTF2_LocationRef id)
+{
+	uint32_t i = refs_find(&in->lrefs, id);
+	if (i == NO_INDEX || !in->locs[i].thread) {
+		damage(in, "an event of location %llu, which is not a thread defined",
+		       (unsigned long long)id);
+		return NULL;
+	}
+	struct loc *l = &in->locs[i];
+	l->nread++;
+	return l;
+}
+
+/* Whether an event carries attribute ref (asking libotf2 for one it lacks is an error). */
+static int has_attr(const OTF2_AttributeList *a, uint64_t ref)
+{
+	return a && ref != UINT64_MAX && OTF2_AttributeList_GetNumberOfElements(a) &&
+	       OTF2_AttributeList_TestAttributeByID(a, (OTF2_AttributeRef)ref);
+}
+
+/* An event that only counts. */
+static OTF2_CallbackCode count(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud)
+{
+	struct in *in = ud;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	acc_event(l->t, stamp(in, time));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_unknown(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				    OTF2_AttributeList *a)
+{
+	(void)a;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_enter(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				  OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+	struct in *in = ud;
+	(void)a;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	uint32_t r = refs_find(&in->rrefs, ref);
+	if (r == NO_INDEX)
+		return damage(in, "location %llu enters region %u, which is not defined",
+			      (unsigned long long)id, ref);
+	struct region *g = &in->regions[r];
+	int function = g->function == FN_YES;
+	if (g->function == FN_MAYBE && l->t->depth == 0 && l->t->events == 1 && l->begin_first)
+		function = g->began = 1;
+	acc_enter(&in->acc, l->t, stamp(in, time), r, function);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_leave(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				  OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+	struct in *in = ud;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	uint32_t r = refs_find(&in->rrefs, ref);
+	if (r == NO_INDEX)
+		return damage(in, "location %llu leaves region %u, which is not defined",
+			      (unsigned long long)id, ref);
+	uint8_t closed = 0;
+	if (has_attr(a, in->attr_closed) &&
+	    OTF2_AttributeList_GetUint8(a, (OTF2_AttributeRef)in->attr_closed, &closed) ==
+		OTF2_SUCCESS &&
+	    closed)
+		in->unclosed++;
+	acc_leave(&in->acc, l->t, stamp(in, time), r);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_program_begin(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					  OTF2_AttributeList *a, OTF2_StringRef name,
+					  uint32_t nargs, const OTF2_StringRef *args)
+{
+	struct in *in = ud;
+	(void)a;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	if (l->t->events == 0)
+		l->begin_first = 1;
+	acc_event(l->t, stamp(in, time));
+	struct group *g = &in->groups[l->group];
+	if (g->exe) /* an exec'ed image is a group of its own: one per group */
+		return OTF2_CALLBACK_SUCCESS;
+	const char *exe = string_of(in, name);
+	if (!exe)
+		return damage(in,
+			      "location %llu: ProgramBegin names string %u, which is not "
+			      "defined",
+			      (unsigned long long)id, name);
+	if (!(g->exe = strdup(exe)) || !(g->args = calloc(nargs + 1, sizeof(*g->args))))
+		return oom(in);
+	for (uint32_t i = 0; i < nargs; i++) {
+		const char *s = args ? string_of(in, args[i]) : NULL;
+		if (!s)
+			return damage(in, "location %llu: ProgramBegin's argument %u is undefined",
+				      (unsigned long long)id, i);
+		if (!(g->args[g->nargs++] = strdup(s)))
+			return oom(in);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_program_end(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					OTF2_AttributeList *a, int64_t status)
+{
+	(void)a;
+	(void)status;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_thread_begin(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					 OTF2_AttributeList *a, OTF2_CommRef comm, uint64_t seq)
+{
+	struct in *in = ud;
+	(void)comm;
+	(void)seq;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	if (l->t->events == 0)
+		l->begin_first = 1;
+	acc_event(l->t, stamp(in, time));
+	uint64_t tid;
+	if (has_attr(a, in->attr_tid) &&
+	    OTF2_AttributeList_GetUint64(a, (OTF2_AttributeRef)in->attr_tid, &tid) == OTF2_SUCCESS)
+		l->t->tid = (uint32_t)tid;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_thread(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				   OTF2_AttributeList *a, OTF2_CommRef comm, uint64_t seq)
+{
+	(void)a;
+	(void)comm;
+	(void)seq;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_lock(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				 OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock,
+				 uint32_t order)
+{
+	(void)a;
+	(void)model;
+	(void)lock;
+	(void)order;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_fork(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				 OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t requested)
+{
+	(void)a;
+	(void)model;
+	(void)requested;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_join(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				 OTF2_AttributeList *a, OTF2_Paradigm model)
+{
+	(void)a;
+	(void)model;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_team(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				 OTF2_AttributeList *a, OTF2_CommRef team)
+{
+	(void)a;
+	(void)team;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_metric(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				   OTF2_AttributeList *a, OTF2_MetricRef metric, uint8_t n,
+				   const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+	(void)a;
+	(void)metric;
+	(void)n;
+	(void)types;
+	(void)values;
+	return count(id, time, ud);
+}
+
+/* ---- markers ---- */
+
+static OTF2_CallbackCode def_marker(void *ud, OTF2_MarkerRef self, const char *group,
+				    const char *category, OTF2_MarkerSeverity severity)
+{
+	struct in *in = ud;
+	(void)group;
+	(void)severity;
+	if (grow((void **)&in->marks, &in->marks_cap, in->mrefs.n, sizeof(*in->marks)))
+		return oom(in);
+	in->marks[in->mrefs.n] = !category				? MARK_OTHER
+				 : !strcmp(category, "Lost events")	? MARK_LOST
+				 : !strcmp(category, "Truncated trace") ? MARK_TRUNCATED
+									: MARK_OTHER;
+	return refs_add(&in->mrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The markers trace2otf2 writes (convert.c): a loss "<n> events lost: <cause>" on its
+ * thread; "Truncated trace" on a thread cut short, or on the first thread of a process that
+ * was cut short or died.  Markers are not events: they count in no thread's events. */
+static OTF2_CallbackCode on_marker(void *ud, OTF2_TimeStamp time, OTF2_TimeStamp duration,
+				   OTF2_MarkerRef ref, OTF2_MarkerScope scope, uint64_t scope_ref,
+				   const char *text)
+{
+	struct in *in = ud;
+	(void)time;
+	(void)duration;
+	uint32_t m = NO_INDEX;
+	for (size_t i = 0; i < in->mrefs.n && m == NO_INDEX; i++) /* a handful of kinds */
+		if (in->mrefs.ref[i] == ref)
+			m = (uint32_t)i;
+	if (m == NO_INDEX)
+		return damage(in, "a marker of kind %u, which is not defined", ref);
+	if (in->marks[m] == MARK_OTHER || scope != OTF2_MARKER_SCOPE_LOCATION)
+		return OTF2_CALLBACK_SUCCESS;
+	uint32_t i = refs_find(&in->lrefs, scope_ref);
+	if (i == NO_INDEX)
+		return damage(in, "a marker on location %llu, which is not defined",
+			      (unsigned long long)scope_ref);
+	struct loc *l = &in->locs[i];
+	if (!l->thread)
+		return OTF2_CALLBACK_SUCCESS;
+	if (in->marks[m] == MARK_LOST) {
+		uint64_t n = strtoull(text ? text : "0", NULL, 10);
+		l->t->lost += n;
+		in->lost += n;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	struct group *g = &in->groups[l->group];
+	g->cut = 1;
+	if (starts(text, "the thread's records end where"))
+		in->truncated++;
+	else if (starts(text, "the process ended without its end record"))
+		g->killed = 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---- reading ---- */
+
+static int read_definitions(struct in *in, char *err, size_t errlen)
+{
+	OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(in->rd);
+	if (!gd) {
+		otf2_fail(in, err, errlen, "cannot read the definitions", OTF2_SUCCESS);
+		return -1;
+	}
+	OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+	if (!cb) {
+		OTF2_Reader_CloseGlobalDefReader(in->rd, gd);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+	OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, def_node);
+	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_group);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+	OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(in->rd, gd, cb, in);
+	uint64_t n = 0;
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Reader_ReadAllGlobalDefinitions(in->rd, gd, &n);
+	OTF2_GlobalDefReaderCallbacks_Delete(cb);
+	OTF2_Reader_CloseGlobalDefReader(in->rd, gd);
+	if (rc != OTF2_SUCCESS || in->failed) {
+		otf2_fail(in, err, errlen, "reading the definitions", rc);
+		return -1;
+	}
+	if (link_definitions(in)) {
+		snprintf(err, errlen, "%s: damaged archive: %s", in->anchor, in->msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_events(struct in *in, char *err, size_t errlen)
+{
+	OTF2_ErrorCode rc = OTF2_SUCCESS;
+	for (size_t i = 0; i < in->lrefs.n && rc == OTF2_SUCCESS; i++) /* threads only */
+		if (in->locs[i].thread)
+			rc = OTF2_Reader_SelectLocation(in->rd, in->lrefs.ref[i]);
+	if (rc != OTF2_SUCCESS) {
+		otf2_fail(in, err, errlen, "selecting the locations", rc);
+		return -1;
+	}
+	if ((rc = OTF2_Reader_OpenEvtFiles(in->rd)) != OTF2_SUCCESS) {
+		otf2_fail(in, err, errlen, "opening the event files", rc);
+		return -1;
+	}
+	/* Local definitions (trace2otf2's are empty) give libotf2 its id mappings. */
+	int defs = OTF2_Reader_OpenDefFiles(in->rd) == OTF2_SUCCESS;
+	otf2_msg[0] = '\0';
+	for (size_t i = 0; i < in->lrefs.n; i++) {
+		if (!in->locs[i].thread)
+			continue;
+		if (defs) {
+			OTF2_DefReader *d = OTF2_Reader_GetDefReader(in->rd, in->lrefs.ref[i]);
+			if (d) {
+				uint64_t n = 0;
+				rc = OTF2_Reader_ReadAllLocalDefinitions(in->rd, d, &n);
+				OTF2_Reader_CloseDefReader(in->rd, d);
+				if (rc != OTF2_SUCCESS) {
+					otf2_fail(in, err, errlen,
+						  "reading a location's definitions", rc);
+					OTF2_Reader_CloseDefFiles(in->rd);
+					goto close;
+				}
+			}
+		}
+		if (!OTF2_Reader_GetEvtReader(in->rd, in->lrefs.ref[i])) {
+			char what[96];
+			snprintf(what, sizeof(what), "opening the events of location %llu",
+				 (unsigned long long)in->lrefs.ref[i]);
+			otf2_fail(in, err, errlen, what, OTF2_SUCCESS);
+			if (defs)
+				OTF2_Reader_CloseDefFiles(in->rd);
+			rc = OTF2_ERROR_INVALID;
+			goto close;
+		}
+	}
+	if (defs)
+		OTF2_Reader_CloseDefFiles(in->rd);
+	otf2_msg[0] = '\0';
+
+	OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(in->rd);
+	OTF2_GlobalEvtReaderCallbacks *cb = ge ? OTF2_GlobalEvtReaderCallbacks_New() : NULL;
+	if (!cb) {
+		otf2_fail(in, err, errlen, "reading the events", OTF2_SUCCESS);
+		if (ge)
+			OTF2_Reader_CloseGlobalEvtReader(in->rd, ge);
+		rc = OTF2_ERROR_INVALID;
+		goto close;
+	}
+	OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
+	OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+	OTF2_GlobalEvtReaderCallbacks_SetProgramBeginCallback(cb, ev_program_begin);
+	OTF2_GlobalEvtReaderCallbacks_SetProgramEndCallback(cb, ev_program_end);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadBeginCallback(cb, ev_thread_begin);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadEndCallback(cb, ev_thread);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadCreateCallback(cb, ev_thread);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadWaitCallback(cb, ev_thread);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadAcquireLockCallback(cb, ev_lock);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadReleaseLockCallback(cb, ev_lock);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(cb, ev_fork);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(cb, ev_join);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(cb, ev_team);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(cb, ev_team);
+	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
+	rc = OTF2_Reader_RegisterGlobalEvtCallbacks(in->rd, ge, cb, in);
+	uint64_t n = 0;
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Reader_ReadAllGlobalEvents(in->rd, ge, &n);
+	OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+	OTF2_Reader_CloseGlobalEvtReader(in->rd, ge);
+	if (rc != OTF2_SUCCESS || in->failed)
+		otf2_fail(in, err, errlen, "reading the events", rc);
+close:
+	OTF2_Reader_CloseEvtFiles(in->rd);
+	return rc != OTF2_SUCCESS || in->failed ? -1 : 0;
+}
+
+/* The marker file, <name>.marker beside <name>.otf2, exists only where the converter wrote
+ * a marker. */
+static int read_markers(struct in *in, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16];
+	size_t n = strlen(in->anchor);
+	if (n < 5 || strcmp(in->anchor + n - 5, ".otf2") || n + 2 >= sizeof(path))
+		return 0;
+	snprintf(path, sizeof(path), "%.*s.marker", (int)(n - 5), in->anchor);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	fclose(f);
+	OTF2_MarkerReader *mr = OTF2_Reader_GetMarkerReader(in->rd);
+	if (!mr) {
+		otf2_fail(in, err, errlen, "opening the markers", OTF2_SUCCESS);
+		return -1;
+	}
+	OTF2_MarkerReaderCallbacks *cb = OTF2_MarkerReaderCallbacks_New();
+	if (!cb) {
+		OTF2_Reader_CloseMarkerReader(in->rd, mr);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	OTF2_MarkerReaderCallbacks_SetDefMarkerCallback(cb, def_marker);
+	OTF2_MarkerReaderCallbacks_SetMarkerCallback(cb, on_marker);
+	OTF2_ErrorCode rc = OTF2_Reader_RegisterMarkerCallbacks(in->rd, mr, cb, in);
+	uint64_t count = 0;
+	if (rc == OTF2_SUCCESS)
+		rc = OTF2_Reader_ReadAllMarkers(in->rd, mr, &count);
+	OTF2_MarkerReaderCallbacks_Delete(cb);
+	OTF2_Reader_CloseMarkerReader(in->rd, mr);
+	if (rc != OTF2_SUCCESS || in->failed) {
+		otf2_fail(in, err, errlen, "reading the markers", rc);
+		return -1;
+	}
+	return 0;
+}
+
+/* The processes: directory name, parent, program, as far as the archive tells them. */
+static int name_processes(struct in *in)
+{
+	for (size_t i = 0; i < in->grefs.n; i++) {
+		struct group *g = &in->groups[i];
+		char host[256], dir[400];
+		snprintf(host, sizeof(host), "%s", host_of(in, g));
+		sanitize(host);
+		if (g->pid) {
+			unsigned again = 0; /* an exec'ed image: <host>.<pid>.<n> */
+			for (size_t j = 0; j < i; j++)
+				again += in->groups[j].pid == g->pid &&
+					 !strcmp(host_of(in, &in->groups[j]), host_of(in, g));
+			if (again)
+				snprintf(dir, sizeof(dir), "%s.%d.%u", host, g->pid, again);
+			else
+				snprintf(dir, sizeof(dir), "%s.%d", host, g->pid);
+		} else {
+			snprintf(dir, sizeof(dir), "%s", string_of(in, g->name));
+		}
+		if (!(g->dir = strdup(dir)))
+			return -1;
+		uint32_t c = g->creator == OTF2_UNDEFINED_LOCATION_GROUP
+				 ? NO_INDEX
+				 : refs_find(&in->grefs, g->creator);
+		if (c != NO_INDEX && c < i) {
+			const struct group *p = &in->groups[c];
+			g->ppid = p->pid == g->pid ? p->ppid : p->pid; /* exec'ed : forked */
+			/* A forked child runs its parent's image (and has no ProgramBegin). */
+			if (!g->exe && p->exe && p->pid != g->pid && !(g->exe = strdup(p->exe)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* "<program> [<pid>]" without " [<pid>]": a process's program where it has no ProgramBegin. */
+static void group_program(const struct in *in, const struct group *g, char *buf, size_t len)
+{
+	const char *name = string_of(in, g->name);
+	const char *open = g->pid ? strrchr(name, '[') : NULL;
+	size_t n = open && open > name ? (size_t)(open - name - 1) : strlen(name);
+	snprintf(buf, len, "%.*s", (int)n, name);
+}
+
+static int build(struct in *in, const char *path, struct rp_run *run)
+{
+	int rc = -1;
+	char resolved[PATH_MAX];
+	run->trace = strdup(realpath(path, resolved) ? resolved : path);
+	struct acc_region_info *ri = calloc(in->rrefs.n + 1, sizeof(*ri));
+	struct acc_process_info *pi = calloc(in->grefs.n + 1, sizeof(*pi));
+	char(*programs)[256] = calloc(in->grefs.n + 1, sizeof(*programs));
+	if (!run->trace || !ri || !pi || !programs)
+		goto out;
+	for (size_t i = 0; i < in->rrefs.n; i++) {
+		const struct region *r = &in->regions[i];
+		ri[i].name = string_of(in, r->name);
+		int function = r->function == FN_YES || (r->function == FN_MAYBE && r->began);
+		enum cv_role role = CV_ROLE_USER;
+		int known = 1;
+		switch (r->role) {
+		case OTF2_REGION_ROLE_FUNCTION:
+			role = function ? CV_ROLE_FUNCTION : CV_ROLE_USER;
+			break;
+		case OTF2_REGION_ROLE_WRAPPER:
+			role = CV_ROLE_WRAPPER;
+			break;
+		case OTF2_REGION_ROLE_THREAD_CREATE:
+			role = CV_ROLE_THREAD_CREATE;
+			break;
+		case OTF2_REGION_ROLE_THREAD_WAIT:
+			role = CV_ROLE_THREAD_WAIT;
+			break;
+		case OTF2_REGION_ROLE_PARALLEL:
+			role = CV_ROLE_PARALLEL;
+			break;
+		case OTF2_REGION_ROLE_LOOP:
+			role = CV_ROLE_LOOP;
+			break;
+		case OTF2_REGION_ROLE_SECTIONS:
+			role = CV_ROLE_SECTIONS;
+			break;
+		case OTF2_REGION_ROLE_SINGLE:
+			role = CV_ROLE_SINGLE;
+			break;
+		case OTF2_REGION_ROLE_BARRIER:
+			role = CV_ROLE_BARRIER;
+			break;
+		case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
+			role = CV_ROLE_IMPLICIT_BARRIER;
+			break;
+		case OTF2_REGION_ROLE_CRITICAL:
+			role = CV_ROLE_CRITICAL;
+			break;
+		case OTF2_REGION_ROLE_ATOMIC:
+			role = CV_ROLE_ATOMIC;
+			break;
+		case OTF2_REGION_ROLE_ORDERED:
+			role = CV_ROLE_ORDERED;
+			break;
+		case OTF2_REGION_ROLE_MASTER:
+			role = CV_ROLE_MASTER;
+			break;
+		case OTF2_REGION_ROLE_TASK:
+			role = CV_ROLE_TASK;
+			break;
+		case OTF2_REGION_ROLE_TASK_CREATE:
+			role = CV_ROLE_TASK_CREATE;
+			break;
+		case OTF2_REGION_ROLE_TASK_WAIT:
+			role = CV_ROLE_TASK_WAIT;
+			break;
+		case OTF2_REGION_ROLE_WORKSHARE:
+			role = CV_ROLE_WORKSHARE;
+			break;
+		case OTF2_REGION_ROLE_CODE: /* trace2otf2 writes a Kokkos phase as a code block */
+			role = CV_ROLE_PHASE;
+			break;
+		case OTF2_REGION_ROLE_DATA_TRANSFER:
+			role = CV_ROLE_DATA_TRANSFER;
+			break;
+		case OTF2_REGION_ROLE_ALLOCATE:
+			role = CV_ROLE_ALLOCATE;
+			break;
+		case OTF2_REGION_ROLE_DEALLOCATE:
+			role = CV_ROLE_DEALLOCATE;
+			break;
+		default:
+			known = 0;
+		}
+		ri[i].role = known ? acc_role_name(role) : "other";
+		switch (r->paradigm) {
+		case OTF2_PARADIGM_USER:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_USER, role);
+			break;
+		case OTF2_PARADIGM_PTHREAD:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_PTHREAD, role);
+			break;
+		case OTF2_PARADIGM_NONE: /* fork, exec, spawn, dlopen */
+			ri[i].kind = acc_kind_name(CV_PARADIGM_PROCESS, role);
+			break;
+		case OTF2_PARADIGM_OPENMP:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_OPENMP, role);
+			break;
+		case OTF2_PARADIGM_KOKKOS:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_KOKKOS, role);
+			break;
+		default:
+			ri[i].kind = "other";
+		}
+	}
+	for (size_t i = 0; i < in->grefs.n; i++) {
+		const struct group *g = &in->groups[i];
+		if (g->exe)
+			snprintf(programs[i], sizeof(programs[i]), "%s", acc_base_name(g->exe));
+		else
+			group_program(in, g, programs[i], sizeof(programs[i]));
+		pi[i] = (struct acc_process_info){g->dir, host_of(in, g), programs[i],
+						  g->pid, g->ppid,	  !g->killed};
+	}
+	if (acc_build(&in->acc, ri, (uint32_t)in->rrefs.n, pi, in->grefs.n, run))
+		goto out;
+
+	struct rp_meta *m = &run->meta;
+	const struct group *first = &in->groups[0];
+	const char *exe = first->exe ? first->exe : programs[0];
+	m->executable = json_utf8_dup(exe);
+	m->program = json_utf8_dup(acc_base_name(exe));
+	m->host = json_utf8_dup(host_of(in, first));
+	m->args = calloc(first->nargs + 1, sizeof(*m->args));
+	m->hosts = calloc(in->grefs.n + 1, sizeof(*m->hosts));
+	if (!m->executable || !m->program || !m->host || !m->args || !m->hosts)
+		goto out;
+	for (uint32_t j = 1; j < first->nargs; j++)
+		if (!(m->args[m->nargs++] = json_utf8_dup(first->args[j])))
+			goto out;
+	for (size_t i = 0; i < in->grefs.n; i++) { /* in the order of first use */
+		const char *h = host_of(in, &in->groups[i]);
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(host_of(in, &in->groups[j]), h);
+		if (!seen && !(m->hosts[m->nhosts++] = json_utf8_dup(h)))
+			goto out;
+	}
+	m->processes = in->grefs.n;
+	m->threads = in->nthreads;
+	m->ranks = 1;
+	m->start_unix_ns = in->clock && in->realtime != OTF2_UNDEFINED_TIMESTAMP ? in->realtime : 0;
+	m->start = acc_iso_date(m->start_unix_ns);
+	if (in->clock && in->length) /* trace2otf2: last - first + 1 */
+		m->duration_ns = ns_of(in, in->length - 1);
+	else if (in->seen)
+		m->duration_ns = in->last_ns - in->first_ns;
+	m->git_revision = in->opt->no_git ? NULL : acc_git_revision(exe);
+	m->clock = strdup("unknown");
+	if (!m->start || !m->clock)
+		goto out;
+
+	struct rp_totals *t = &run->totals;
+	for (size_t i = 0; i < run->nprocs; i++)
+		t->events += run->procs[i].events;
+	t->lost = in->lost;
+	t->truncated = in->truncated;
+	t->unclosed = in->unclosed;
+	for (size_t i = 0; i < in->grefs.n; i++)
+		t->cut_processes += in->groups[i].cut;
+	t->anomalies = in->acc.anomalies;
+	t->damaged = in->damaged;
+	rc = 0;
+out:
+	free(ri);
+	free(pi);
+	free(programs);
+	return rc;
+}
+
+static void in_free(struct in *in)
+{
+	for (size_t i = 0; i < in->srefs.n; i++)
+		free(in->strings[i]);
+	free(in->strings);
+	for (size_t i = 0; i < in->grefs.n; i++) {
+		struct group *g = &in->groups[i];
+		free(g->exe);
+		for (uint32_t j = 0; j < g->nargs; j++)
+			free(g->args[j]);
+		free(g->args);
+		free(g->dir);
+	}
+	free(in->groups);
+	for (size_t i = 0; i < in->lrefs.n; i++)
+		acc_thread_free(in->locs[i].t);
+	free(in->locs);
+	free(in->nodes);
+	free(in->regions);
+	free(in->attrs);
+	free(in->marks);
+	struct refs *all[] = {&in->srefs, &in->nrefs, &in->grefs, &in->lrefs,
+			      &in->rrefs, &in->arefs, &in->mrefs};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		refs_free(all[i]);
+	acc_free(&in->acc);
+}
+
+int rp_profile_otf2(const char *anchor, const struct rp_options *opt, struct rp_run *run, char *err,
+		    size_t errlen)
+{
+	memset(run, 0, sizeof(*run));
+	FILE *f = fopen(anchor, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", anchor, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	struct in in = {.anchor = anchor, .opt = opt};
+	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+	otf2_msg[0] = '\0';
+	int rc = -1;
+	in.rd = OTF2_Reader_Open(anchor);
+	if (!in.rd) {
+		snprintf(err, errlen, "%s: not a readable OTF2 archive%s%s", anchor,
+			 otf2_msg[0] ? ": " : "", otf2_msg);
+		goto out;
+	}
+	OTF2_ErrorCode e = OTF2_Reader_SetSerialCollectiveCallbacks(in.rd);
+	if (e != OTF2_SUCCESS) {
+		otf2_fail(&in, err, errlen, "opening the archive", e);
+		goto out;
+	}
+	if (read_definitions(&in, err, errlen))
+		goto out;
+	if (acc_init(&in.acc, in.grefs.n)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < in.lrefs.n; i++) {
+		struct loc *l = &in.locs[i];
+		if (l->thread && !(l->t = acc_thread_new(&in.acc, l->group, l->index))) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	otf2_msg[0] = '\0';
+	if (read_events(&in, err, errlen))
+		goto out;
+	otf2_msg[0] = '\0';
+	if (read_markers(&in, err, errlen))
+		goto out;
+	/* The threads end: every location's events are in. */
+	for (size_t i = 0; i < in.lrefs.n; i++) {
+		struct loc *l = &in.locs[i];
+		if (!l->thread)
+			continue;
+		if (l->nread != l->ndef && opt->warn) {
+			char msg[PATH_MAX + 160];
+			snprintf(msg, sizeof(msg),
+				 "%s: location %llu has %llu events, its definition says %llu",
+				 anchor, (unsigned long long)in.lrefs.ref[i],
+				 (unsigned long long)l->nread, (unsigned long long)l->ndef);
+			opt->warn(opt->wctx, msg);
+			in.damaged = 1;
+		}
+		struct acc_thread *t = l->t;
+		l->t = NULL;
+		if (acc_thread_end(&in.acc, t, string_of(&in, l->name))) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (name_processes(&in) || build(&in, anchor, run)) {
+		snprintf(err, errlen, "%s: out of memory", anchor);
+		rp_run_free(run);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (in.rd)
+		OTF2_Reader_Close(in.rd);
+	OTF2_Error_RegisterCallback(previous, NULL);
+	in_free(&in);
+	return rc;
+}
