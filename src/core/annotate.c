@@ -12,6 +12,7 @@ LT_EXPORT void ltr_region_begin(const char *name)
 	struct lt_thread *t = lt_begin(LT_MOD_USER);
 	if (!t)
 		return;
+	lt_counters(t, LT_MOD_USER);
 	lt_emit0(t, LT_REC_REGION_ENTER, 0, lt_string_id(t, name));
 	lt_finish(t);
 }
@@ -21,6 +22,7 @@ LT_EXPORT void ltr_region_end(const char *name)
 	struct lt_thread *t = lt_begin(LT_MOD_USER);
 	if (!t)
 		return;
+	lt_counters(t, LT_MOD_USER);
 	lt_emit0(t, LT_REC_REGION_LEAVE, 0, lt_string_id(t, name));
 	lt_finish(t);
 }
@@ -69,8 +71,10 @@ LT_EXPORT void ltr_region_begin_h(uint32_t handle)
 	struct lt_thread *t = lt_begin(LT_MOD_USER);
 	if (!t)
 		return;
-	if (handle)
+	if (handle) {
+		lt_counters(t, LT_MOD_USER);
 		lt_emit0(t, LT_REC_REGION_ENTER, 0, handle);
+	}
 	lt_finish(t);
 }
 
@@ -79,7 +83,9 @@ LT_EXPORT void ltr_region_end_h(uint32_t handle)
 	struct lt_thread *t = lt_begin(LT_MOD_USER);
 	if (!t)
 		return;
-	if (handle)
+	if (handle) {
+		lt_counters(t, LT_MOD_USER);
 		lt_emit0(t, LT_REC_REGION_LEAVE, 0, handle);
+	}
 	lt_finish(t);
 }

@@ -15,6 +15,8 @@ struct lt_config lt_cfg;
 
 const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos", NULL};
 
+const char *const lt_sampler_names[] = {"energy", "temperature", "memory", "cpu", NULL};
+
 const struct lt_option lt_options[] = {
     {"LIBTRACE_OUTPUT", LT_OPT_STRING, "", NULL,
      "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
@@ -33,6 +35,26 @@ const struct lt_option lt_options[] = {
      "Whether Kokkos fences before each callback (its requires_global_fencing): on, so that "
      "kernel times of asynchronous (GPU) backends are their real times; off, no fence; auto, "
      "on when a GPU runtime (CUDA, HIP, SYCL, OpenMP offload) is loaded, else off."},
+    {"LIBTRACE_SAMPLE_PERIOD", LT_OPT_DURATION, "10ms", NULL,
+     "Period of the sampler thread (energy, temperature, memory, CPU placement): 100us to "
+     "60s, with a unit ns, us, ms or s; 0 turns the sampler thread off."},
+    {"LIBTRACE_SAMPLERS", LT_OPT_SAMPLERS, "all", NULL,
+     "Comma-separated samplers: energy (RAPL), temperature (hwmon, thermal zones), memory "
+     "(resident set, memory per NUMA node), cpu (each thread's CPU and NUMA node); or all, "
+     "none. A sampler whose source is missing says so once and stays off."},
+    {"LIBTRACE_SYSFS_ROOT", LT_OPT_STRING, "", NULL,
+     "Directory that stands for / when the samplers read their sources (/sys, /proc): a "
+     "fake tree for tests. The runtime's own reads never move."},
+    {"LIBTRACE_PAPI_EVENTS", LT_OPT_STRING, "", NULL,
+     "Comma-separated PAPI events (presets or native names, e.g. "
+     "PAPI_TOT_INS,perf::TASK-CLOCK) read per thread at region enter and leave; empty: "
+     "none."},
+    {"LIBTRACE_PAPI_MODULES", LT_OPT_MODULES, "all", NULL,
+     "Modules whose regions carry the PAPI readings: pthread, proc, user, omp, kokkos; or "
+     "all, none."},
+    {"LIBTRACE_CALLSITE_DEPTH", LT_OPT_INT, "1", NULL,
+     "Call-site frames recorded with each traced call (0 to 32; 0: none; 1: the line that "
+     "made the call)."},
     {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
      "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
@@ -46,6 +68,12 @@ enum {
 	OPT_OVERFLOW,
 	OPT_CLOCK,
 	OPT_KOKKOS_FENCE,
+	OPT_SAMPLE_PERIOD,
+	OPT_SAMPLERS,
+	OPT_SYSFS_ROOT,
+	OPT_PAPI_EVENTS,
+	OPT_PAPI_MODULES,
+	OPT_CALLSITE_DEPTH,
 	OPT_QUIET,
 	OPT_DEBUG,
 };
@@ -84,6 +112,34 @@ static int parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+/* A duration: a number with a unit ns, us, ms or s ("500us", "10ms", "1s"); a bare 0. */
+static int parse_duration(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || *s == '-')
+		return -1;
+	if (*end == '\0') {
+		if (v != 0)
+			return -1; /* a bare number is ambiguous: only 0 needs no unit */
+		*out = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (v > UINT64_MAX / units[i].ns)
+			return -1;
+		*out = v * units[i].ns;
+		return 0;
+	}
+	return -1;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -130,23 +186,25 @@ static int parse_choice(const char *s, const char *choices)
 	return -1;
 }
 
-static int parse_modules(const char *s, unsigned *out)
+/* Comma-separated words of `names` (a NULL-terminated list), "all" or "none", as a mask. */
+static int parse_words(const char *s, const char *const *names, unsigned *out)
 {
-	unsigned mask = 0;
+	unsigned all = 0, mask = 0;
+	for (size_t i = 0; names[i]; i++)
+		all |= 1u << i;
 	while (*s) {
 		const char *comma = strchr(s, ',');
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 		if (len == 3 && !strncasecmp(s, "all", 3)) {
-			mask = LT_MOD_ALL;
+			mask = all;
 		} else if (len == 4 && !strncasecmp(s, "none", 4)) {
 			mask = 0;
 		} else if (len > 0) {
 			size_t i;
-			for (i = 0; lt_module_names[i]; i++)
-				if (strlen(lt_module_names[i]) == len &&
-				    !strncasecmp(lt_module_names[i], s, len))
+			for (i = 0; names[i]; i++)
+				if (strlen(names[i]) == len && !strncasecmp(names[i], s, len))
 					break;
-			if (!lt_module_names[i])
+			if (!names[i])
 				return -1;
 			mask |= 1u << i;
 		}
@@ -169,7 +227,7 @@ static int apply(size_t i, const char *v)
 		strcpy(lt_cfg.output, v);
 		return 0;
 	case OPT_MODULES:
-		return parse_modules(v, &lt_cfg.modules);
+		return parse_words(v, lt_module_names, &lt_cfg.modules);
 	case OPT_BUFFER_SIZE: {
 		uint64_t sz;
 		if (parse_size(v, &sz) || sz < (64u << 10) || sz > (1ull << 30))
@@ -198,6 +256,31 @@ static int apply(size_t i, const char *v)
 		lt_cfg.kokkos_fence = c; /* enum lt_kokkos_fence */
 		return 0;
 	}
+	case OPT_SAMPLE_PERIOD: {
+		uint64_t ns;
+		if (parse_duration(v, &ns) || (ns && (ns < 100000 || ns > 60000000000ull)))
+			return -1;
+		lt_cfg.sample_period_ns = ns;
+		return 0;
+	}
+	case OPT_SAMPLERS:
+		return parse_words(v, lt_sampler_names, &lt_cfg.samplers);
+	case OPT_SYSFS_ROOT:
+		if (strlen(v) >= sizeof(lt_cfg.sysfs_root))
+			return -1;
+		strcpy(lt_cfg.sysfs_root, v);
+		return 0;
+	case OPT_PAPI_EVENTS:
+		if (strlen(v) >= sizeof(lt_cfg.papi_events))
+			return -1;
+		strcpy(lt_cfg.papi_events, v);
+		return 0;
+	case OPT_PAPI_MODULES:
+		return parse_words(v, lt_module_names, &lt_cfg.papi_modules);
+	case OPT_CALLSITE_DEPTH:
+		if (parse_int(v, &lt_cfg.callsite_depth) || lt_cfg.callsite_depth > LT_CALLSITE_MAX)
+			return -1;
+		return 0;
 	case OPT_QUIET:
 		return parse_bool(v, &lt_cfg.quiet);
 	case OPT_DEBUG:
@@ -244,6 +327,22 @@ int lt_config_load(char *const *env)
 	return bad;
 }
 
+/* "NAME=word,word" of the set bits of mask, or "NAME=none". */
+static void format_words(char *buf, size_t len, const char *name, const char *const *names,
+			 unsigned mask)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s=", name);
+	int first = 1;
+	for (size_t m = 0; names[m] && n < len; m++) {
+		if (!(mask & (1u << m)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ",", names[m]);
+		first = 0;
+	}
+	if (first && n < len)
+		snprintf(buf + n, len - n, "none");
+}
+
 char *lt_config_format(size_t i, char *buf, size_t len)
 {
 	const struct lt_option *o = &lt_options[i];
@@ -251,20 +350,28 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_OUTPUT:
 		snprintf(buf, len, "%s=%s", o->name, lt_cfg.output);
 		break;
-	case OPT_MODULES: {
-		size_t n = (size_t)snprintf(buf, len, "%s=", o->name);
-		int first = 1;
-		for (size_t m = 0; lt_module_names[m] && n < len; m++) {
-			if (!(lt_cfg.modules & (1u << m)))
-				continue;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ",",
-					      lt_module_names[m]);
-			first = 0;
-		}
-		if (first && n < len)
-			snprintf(buf + n, len - n, "none");
+	case OPT_MODULES:
+		format_words(buf, len, o->name, lt_module_names, lt_cfg.modules);
 		break;
-	}
+	case OPT_SAMPLERS:
+		format_words(buf, len, o->name, lt_sampler_names, lt_cfg.samplers);
+		break;
+	case OPT_PAPI_MODULES:
+		format_words(buf, len, o->name, lt_module_names, lt_cfg.papi_modules);
+		break;
+	case OPT_SAMPLE_PERIOD:
+		snprintf(buf, len, "%s=%lluns", o->name,
+			 (unsigned long long)lt_cfg.sample_period_ns);
+		break;
+	case OPT_SYSFS_ROOT:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.sysfs_root);
+		break;
+	case OPT_PAPI_EVENTS:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.papi_events);
+		break;
+	case OPT_CALLSITE_DEPTH:
+		snprintf(buf, len, "%s=%d", o->name, lt_cfg.callsite_depth);
+		break;
 	case OPT_BUFFER_SIZE:
 		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.buffer_size);
 		break;

@@ -12,9 +12,11 @@ enum lt_opt_type {
 	LT_OPT_STRING,
 	LT_OPT_SIZE, /* bytes, with an optional K, M or G suffix (powers of 1024) */
 	LT_OPT_INT,
-	LT_OPT_BOOL,	/* 1/0, yes/no, true/false, on/off */
-	LT_OPT_CHOICE,	/* one of the words in `choices`, stored as its index */
-	LT_OPT_MODULES, /* comma-separated module names, "all" or "none" */
+	LT_OPT_BOOL,	 /* 1/0, yes/no, true/false, on/off */
+	LT_OPT_CHOICE,	 /* one of the words in `choices`, stored as its index */
+	LT_OPT_MODULES,	 /* comma-separated module names, "all" or "none" */
+	LT_OPT_DURATION, /* a number with a unit ns, us, ms or s; a bare 0 */
+	LT_OPT_SAMPLERS, /* comma-separated sampler names, "all" or "none" */
 };
 
 struct lt_option {
@@ -30,6 +32,8 @@ extern const struct lt_option lt_options[];
 
 /* Module names in bit order, for LIBTRACE_MODULES and the meta file. */
 extern const char *const lt_module_names[];
+/* Sampler names in bit order (enum lt_sampler), for LIBTRACE_SAMPLERS. */
+extern const char *const lt_sampler_names[];
 
 /*
  * Fills lt_cfg from the environment (getenv) or, when `env` is not NULL, from that

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 2
+#define LT_FORMAT_MINOR 3
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -166,8 +166,36 @@ enum lt_rec_type {
 				   * label; p[0]: address; p[1]: bytes; p[2]: space string id */
 	LT_REC_KOKKOS_INFO = 30,  /* sub: enum lt_kokkos_info; arg: string id (section name,
 				   * DualView label); p[0]: section id or address; p[1]: flag */
+	/* Samplers and call sites (1.3). */
+	LT_REC_METRIC = 31,   /* a sampled value, written by the sampler thread: arg: metric id
+			       * (meta "metric" line); sub: enum lt_value_kind; p[0]: value */
+	LT_REC_CPU = 32,      /* a thread runs on another CPU now: arg: CPU; sub: NUMA node
+			       * (0xffff: unknown); p[0] if present: the index of the thread
+			       * it concerns (the sampler's), else the writing thread */
+	LT_REC_CALLSITE = 33, /* the outer frames (2, 3...) of the call site of the next
+			       * record of this thread, which has LT_REC_F_CALLSITE (depth > 1
+			       * only): sub: frames; p[0..frames-1]: return addresses, frame 2
+			       * first; ts: the next record's */
+	LT_REC_COUNTERS = 34, /* PAPI readings that belong to the next record of this thread
+			       * (an ENTER or LEAVE of a module of meta "papi_modules"; the
+			       * reading is taken just before that record's timestamp, which
+			       * the converter gives it): sub: mask of the events of the meta
+			       * "papi" lines read (bit i: event i); p[...]: their values since
+			       * the thread's first reading, in bit order */
 	LT_REC_TYPE_MAX
 };
+
+/*
+ * Call sites (1.3).  A record whose type byte has LT_REC_F_CALLSITE set carries one more
+ * payload word, its last: the return address of the traced call into the code that made it
+ * (frame 1 of its call site); type & ~LT_REC_F_CALLSITE is its type, and its other words
+ * are as without the flag.  Folded in, a call site costs 8 bytes and no record header (a
+ * separate record would take 24 bytes and a second header store on the hot path).  Set on
+ * CALL_ENTER and CALL of the pthread module and on OMP_ENTER and OMP_FORK: the records of
+ * calls the program makes.  The annotation API's regions are named by the program and
+ * Kokkos's callbacks are called from inside Kokkos: neither carries one.
+ */
+#define LT_REC_F_CALLSITE 0x80u
 
 enum lt_value_kind {
 	LT_VALUE_INT64 = 0,
@@ -349,6 +377,17 @@ enum lt_omp_dep {
  *   kokkos_end TICKS             kokkosp_finalize_library was called
  *   exec TICKS                   the process is about to exec (its new image has its own
  *                                directory, <host>.<pid>.N)
+ *   metric ID SCOPE MODE UNIT NAME   a sampled quantity (1.3): SCOPE node|process; MODE
+ *                                absolute (a level: temperature, bytes) or accumulated (a
+ *                                running total: energy); UNIT as OTF2 writes it (J, C, B);
+ *                                NAME escaped ("RAPL package 0", "memory node 1")
+ *   sampler THREAD               the index of the sampler thread: its records are metrics,
+ *                                not the program's
+ *   papi I NAME                  PAPI event I (bit I of COUNTERS records), as asked for
+ *   papi_modules LIST            the modules whose regions carry COUNTERS records
+ *   callsite_depth N             frames per call site at most (frame 1 in the record,
+ *                                up to N - 1 in a CALLSITE record)
+ *   sampler_off NAME ESCAPED     a sampler that could not run, and why (said once)
  */
 #define LT_META_MAGIC "libtrace-meta"
 

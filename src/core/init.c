@@ -251,10 +251,15 @@ void lt_init(void)
 	traced_pid = getpid();
 	lt_thread_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
+	lt_callsite_depth = lt_cfg.callsite_depth;
+	lt_meta_line("callsite_depth %d", lt_callsite_depth);
+	lt_papi_init();
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
+	lt_sampler_prepare();
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
 	lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
+	lt_sampler_start();
 	lt_info("tracing into %s", proc_dir);
 out:
 	if (state != LT_STATE_ON)
@@ -306,6 +311,7 @@ static void after_fork_child(void)
 	lt_thread_after_fork_child();
 	lt_thread_map_after_fork_child();
 	lt_strings_after_fork_child();
+	lt_papi_after_fork_child();
 	pid_t parent = traced_pid;
 	if (make_process_dir() || lt_meta_open(proc_dir) != 0) {
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
@@ -321,7 +327,10 @@ static void after_fork_child(void)
 		return;
 	}
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
+	lt_sampler_after_fork_child();
+	lt_sampler_prepare();
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
+	lt_sampler_start(); /* the parent's sampler thread did not come along */
 	if (t && in_wrapper) {
 		lt_guard_take(t);
 		lt_call_enter0(t, LT_FN_fork);
@@ -363,6 +372,7 @@ void lt_process_end(const char *how)
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
 	lt_tls_guard++;
+	lt_sampler_stop(!reentered); /* its last samples, then the flush below takes them */
 	if (!reentered) {
 		lt_buffer_flush_all(1);
 		lt_buffer_trim();

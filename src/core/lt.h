@@ -36,6 +36,16 @@ enum lt_module {
 };
 #define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS)
 
+/* Samplers of the sampler thread, selected by LIBTRACE_SAMPLERS. */
+enum lt_sampler {
+	LT_SAMPLE_ENERGY = 1u << 0,	 /* RAPL: powercap sysfs, perf power events, PAPI */
+	LT_SAMPLE_TEMPERATURE = 1u << 1, /* hwmon temp*_input, thermal zones */
+	LT_SAMPLE_MEMORY = 1u << 2,	 /* resident set size, memory per NUMA node */
+	LT_SAMPLE_CPU = 1u << 3,	 /* each thread's CPU and NUMA node (migrations) */
+};
+
+#define LT_CALLSITE_MAX 32 /* LIBTRACE_CALLSITE_DEPTH's upper bound */
+
 enum lt_state {
 	LT_STATE_UNINIT = 0,
 	LT_STATE_INITIALIZING,
@@ -56,8 +66,14 @@ struct lt_config {
 	int overflow;	      /* enum lt_overflow */
 	int debug;
 	int quiet;
-	int clock;	  /* enum lt_clock_kind, or -1 for auto */
-	int kokkos_fence; /* enum lt_kokkos_fence */
+	int clock;		   /* enum lt_clock_kind, or -1 for auto */
+	int kokkos_fence;	   /* enum lt_kokkos_fence */
+	uint64_t sample_period_ns; /* the sampler thread's period; 0: no sampler thread */
+	unsigned samplers;	   /* enum lt_sampler bits */
+	char sysfs_root[1024];	   /* stands for / in the samplers' paths ("": /) */
+	char papi_events[1024];	   /* comma-separated PAPI event names ("": none) */
+	unsigned papi_modules;	   /* modules whose regions carry PAPI readings */
+	int callsite_depth;	   /* call-site frames per traced call (0: none) */
 };
 
 enum lt_kokkos_fence { LT_KOKKOS_FENCE_AUTO = 0, LT_KOKKOS_FENCE_ON, LT_KOKKOS_FENCE_OFF };
@@ -84,6 +100,12 @@ struct lt_thread {
 	uint32_t kokkos_count;		     /* Kokkos kernels and fences it began */
 	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */
 	uint64_t sink[LT_REC_WORDS_MAX + 1]; /* where dropped records are encoded */
+	/* Call sites and counters (callsite.c, papi.c). */
+	uint64_t cs_ra;	    /* where the traced call returns to: frame 1 of its call site */
+	uintptr_t cs_fp;    /* the caller's frame pointer then (0: unknown), for depth > 1 */
+	uintptr_t stack_lo; /* the thread's stack, for the frame walk (0: unknown) */
+	uintptr_t stack_hi;
+	struct lt_papi *papi; /* the thread's PAPI event set, made at its first reading */
 	/* Owned by thread.c and strings.c. */
 	struct lt_thread *next_live, *prev_live;
 	struct {
@@ -167,6 +189,22 @@ LT_HIDDEN void lt_thread_after_fork_child(void);
 LT_HIDDEN void lt_thread_map_after_fork_child(void);
 LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
 LT_HIDDEN uint32_t lt_thread_map_get(unsigned long handle, int remove);
+
+/* The live threads' indices and tids (at most max), for the cpu sampler.  The count. */
+LT_HIDDEN size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max);
+
+/* samplers/: the sampler thread (sampler.c) and the CPU placement of threads (numa.c). */
+/* Before the process's first thread registers: the NUMA map and lt_cpu_records. */
+LT_HIDDEN void lt_sampler_prepare(void);
+LT_HIDDEN void lt_sampler_start(void); /* then the thread: after init, in the child of fork */
+LT_HIDDEN void lt_sampler_stop(int wait);
+LT_HIDDEN void lt_sampler_after_fork_child(void);
+/* Threads record their CPU (LT_SAMPLE_CPU with the sampler thread on). */
+extern LT_HIDDEN int lt_cpu_records;
+/* The NUMA node of a CPU, 0xffff when unknown. */
+LT_HIDDEN unsigned lt_cpu_node(int cpu);
+/* A CPU record of t's current CPU (sched_getcpu) and its node. */
+LT_HIDDEN void lt_cpu_record(struct lt_thread *t);
 
 /* strings.c */
 LT_HIDDEN uint32_t lt_string_id(struct lt_thread *t, const char *s);
@@ -285,6 +323,90 @@ static inline void lt_emit1(struct lt_thread *t, unsigned type, unsigned sub, ui
 	lt_commit(t);
 }
 
+/* papi.c: the modules whose ENTER/LEAVE records carry a COUNTERS reading (0: PAPI off). */
+extern LT_HIDDEN unsigned lt_papi_modules;
+LT_HIDDEN void lt_papi_init(void);
+LT_HIDDEN void lt_papi_read(struct lt_thread *t); /* writes a COUNTERS record */
+LT_HIDDEN void lt_papi_thread_end(struct lt_thread *t);
+LT_HIDDEN void lt_papi_after_fork_child(void);
+
+/* A PAPI reading for the ENTER or LEAVE record of module `mod` that follows (about 0.8 us
+ * where counters are read through a system call: only at region boundaries). */
+static inline void lt_counters(struct lt_thread *t, unsigned mod)
+{
+	if (unlikely(lt_papi_modules & mod))
+		lt_papi_read(t);
+}
+
+/*
+ * Call sites (callsite.c).  An exported wrapper notes where the program called it from
+ * (LT_NOTE_CALLER, in the exported function itself); the record of the call then carries
+ * that return address as its last payload word, with LT_REC_F_CALLSITE in its type (8
+ * bytes, no extra record).  With LIBTRACE_CALLSITE_DEPTH > 1 a CALLSITE record with the
+ * outer frames, found by a bounded frame-pointer walk, comes just before it.
+ */
+extern LT_HIDDEN int lt_callsite_depth; /* LIBTRACE_CALLSITE_DEPTH once init is over */
+LT_HIDDEN void lt_callsite_deep(struct lt_thread *t, uint64_t ts);
+LT_HIDDEN void lt_callsite_thread(struct lt_thread *t); /* notes the thread's stack bounds */
+
+#if defined(__x86_64__)
+#define LT_FRAME_REGISTER()                                    \
+	({                                                     \
+		uintptr_t fp_;                                 \
+		__asm__ volatile("mov %%rbp, %0" : "=r"(fp_)); \
+		fp_;                                           \
+	})
+#else
+#define LT_FRAME_REGISTER() ((uintptr_t)0)
+#endif
+
+/* In an exported function, after lt_begin(): where the program called it from.  The frame
+ * register may hold anything (code built without frame pointers): the walk checks it. */
+#define LT_NOTE_CALLER(t)                                               \
+	((t)->cs_ra = (uint64_t)(uintptr_t)__builtin_return_address(0), \
+	 (t)->cs_fp = LT_FRAME_REGISTER(), (void)0)
+
+/* The call site word of a record stamped `ts` (0: call sites off); depth > 1 writes the
+ * CALLSITE record of the outer frames first. */
+static inline uint64_t lt_callsite(struct lt_thread *t, uint64_t ts)
+{
+	int depth = lt_callsite_depth;
+	if (likely(depth == 1))
+		return t->cs_ra;
+	if (!depth)
+		return 0;
+	lt_callsite_deep(t, ts);
+	return t->cs_ra;
+}
+
+/* OpenMP records that open or close a region on the thread (they carry PAPI readings). */
+static inline int lt_omp_is_region(unsigned type)
+{
+	return type == LT_REC_OMP_ENTER || type == LT_REC_OMP_LEAVE ||
+	       type == LT_REC_OMP_TEAM_BEGIN || type == LT_REC_OMP_TEAM_END ||
+	       type == LT_REC_OMP_TASK_BEGIN || type == LT_REC_OMP_TASK_END;
+}
+
+/* A record of `n` payload words (n <= 2) and the call site noted in t (OpenMP). */
+static inline void lt_emit_cs(struct lt_thread *t, unsigned type, unsigned sub, uint32_t arg,
+			      unsigned n, uint64_t p0, uint64_t p1)
+{
+	if (lt_omp_is_region(type))
+		lt_counters(t, LT_MOD_OMP);
+	uint64_t ts = lt_now();
+	uint64_t ra = lt_callsite(t, ts);
+	unsigned w = 2 + n + (ra != 0);
+	uint64_t *p = lt_reserve(t, w);
+	lt_rec_put(p, ts, type | (ra ? LT_REC_F_CALLSITE : 0), w, sub, arg);
+	if (n > 0)
+		p[2] = p0;
+	if (n > 1)
+		p[3] = p1;
+	if (ra)
+		p[2 + n] = ra;
+	lt_commit(t);
+}
+
 /*
  * A call that cannot block: one CALL event after it returned.
  *
@@ -308,12 +430,18 @@ static inline struct lt_mark lt_mark_now(const struct lt_thread *t)
 	return (struct lt_mark){lt_now(), t->pos, t->seq};
 }
 
+/* The CALL records (and lt_call_enter_cs, lt_call_enter2) carry the call site noted in t:
+ * only the pthread wrappers, which note it, use them. */
 static inline void lt_call_put(struct lt_thread *t, uint64_t ts, enum lt_fn fn, const void *obj,
 			       int result)
 {
-	uint64_t *p = lt_reserve(t, 3);
-	lt_rec_put(p, ts, LT_REC_CALL, 3, fn, (uint32_t)result);
+	uint64_t ra = lt_callsite(t, ts);
+	unsigned w = 3 + (ra != 0);
+	uint64_t *p = lt_reserve(t, w);
+	lt_rec_put(p, ts, LT_REC_CALL | (ra ? LT_REC_F_CALLSITE : 0), w, fn, (uint32_t)result);
 	p[2] = (uint64_t)(uintptr_t)obj;
+	if (ra)
+		p[3] = ra;
 	lt_commit(t);
 }
 
@@ -335,14 +463,33 @@ static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void 
 	lt_emit1(t, LT_REC_CALL_ENTER, fn, 0, (uint64_t)(uintptr_t)obj);
 }
 
+/* lt_call_enter with the call site noted in t. */
+static inline void lt_call_enter_cs(struct lt_thread *t, enum lt_fn fn, const void *obj)
+{
+	uint64_t ts = lt_now();
+	uint64_t ra = lt_callsite(t, ts);
+	unsigned w = 3 + (ra != 0);
+	uint64_t *p = lt_reserve(t, w);
+	lt_rec_put(p, ts, LT_REC_CALL_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, fn, 0);
+	p[2] = (uint64_t)(uintptr_t)obj;
+	if (ra)
+		p[3] = ra;
+	lt_commit(t);
+}
+
 /* A call on two objects (a condition wait: p[0] the condition, p[1] the mutex). */
 static inline void lt_call_enter2(struct lt_thread *t, enum lt_fn fn, const void *obj,
 				  const void *obj2)
 {
-	uint64_t *p = lt_reserve(t, 4);
-	lt_rec_put(p, lt_now(), LT_REC_CALL_ENTER, 4, fn, 0);
+	uint64_t ts = lt_now();
+	uint64_t ra = lt_callsite(t, ts);
+	unsigned w = 4 + (ra != 0);
+	uint64_t *p = lt_reserve(t, w);
+	lt_rec_put(p, ts, LT_REC_CALL_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, fn, 0);
 	p[2] = (uint64_t)(uintptr_t)obj;
 	p[3] = (uint64_t)(uintptr_t)obj2;
+	if (ra)
+		p[4] = ra;
 	lt_commit(t);
 }
 
@@ -360,6 +507,8 @@ static inline void lt_call_leave(struct lt_thread *t, enum lt_fn fn, int result)
 static inline void lt_emit(struct lt_thread *t, unsigned type, unsigned sub, uint32_t arg,
 			   unsigned n, uint64_t p0, uint64_t p1)
 {
+	if (lt_omp_is_region(type))
+		lt_counters(t, LT_MOD_OMP);
 	uint64_t *p = lt_reserve(t, 2 + n);
 	lt_rec_put(p, lt_now(), type, 2 + n, sub, arg);
 	if (n > 0)

@@ -50,6 +50,7 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 	t->index = index;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->guard = 1;
+	lt_callsite_thread(t);
 	lt_buffer_attach(t);
 	lt_lock(&reg_lock);
 	t->next_live = live;
@@ -65,6 +66,8 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 	p[2] = start;
 	p[3] = (uint64_t)parent << 32 | t->tid;
 	lt_commit(t);
+	if (lt_cpu_records)
+		lt_cpu_record(t); /* where it starts; the sampler follows it from there */
 	lt_finish(t);
 	return t;
 }
@@ -76,6 +79,8 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
  */
 void lt_thread_end(struct lt_thread *t)
 {
+	if (t->papi)
+		lt_papi_thread_end(t);
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
 	if (t->lost_noslot)
@@ -98,6 +103,18 @@ void lt_thread_end(struct lt_thread *t)
 		lt_tls_guard = 1;
 	}
 	free(t);
+}
+
+size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max)
+{
+	size_t n = 0;
+	lt_lock(&reg_lock);
+	for (struct lt_thread *t = live; t && n < max; t = t->next_live, n++) {
+		index[n] = t->index;
+		tid[n] = t->tid;
+	}
+	lt_unlock(&reg_lock);
+	return n;
 }
 
 /*

@@ -68,6 +68,9 @@ static __attribute__((noinline)) int gomp_detect(void)
 	return native;
 }
 
+/* OMP_ENTER with the call site: only in an exported function that the program calls. */
+#define OMP_ENTER_CS(t, ...) (LT_NOTE_CALLER(t), lt_emit_cs(t, LT_REC_OMP_ENTER, __VA_ARGS__))
+
 /* The thread's state when OpenMP constructs are recorded here, else NULL. */
 static inline struct lt_thread *omp_begin(void)
 {
@@ -124,8 +127,9 @@ static void par_trampoline(void *arg)
 			lt_finish(t);                                                          \
 			par.fn = NULL;                                                         \
 		} else {                                                                       \
-			lt_emit(t, LT_REC_OMP_FORK, LT_OMP_parallel, nthreads, 2, par.id,      \
-				(uint64_t)(uintptr_t)(fn));                                    \
+			LT_NOTE_CALLER(t);                                                     \
+			lt_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, nthreads, 2, par.id,   \
+				   (uint64_t)(uintptr_t)(fn));                                 \
 			lt_finish(t);                                                          \
 		}                                                                              \
 		if (!par.fn) {                                                                 \
@@ -226,7 +230,7 @@ LT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n
 		struct lt_thread *t = omp_begin();                           \
 		if (!t)                                                      \
 			return real_##name args;                             \
-		lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_loop, 0, 0, 0, 0);       \
+		OMP_ENTER_CS(t, LT_OMP_loop, 0, 0, 0, 0);                    \
 		lt_finish(t);                                                \
 		bool ret = real_##name args;                                 \
 		if (lt_resume(t)) {                                          \
@@ -335,28 +339,27 @@ LOOP_NEXT(GOMP_loop_ull_ordered_guided_next, unsigned long long)
 LOOP_NEXT(GOMP_loop_ull_ordered_runtime_next, unsigned long long)
 
 /* The end of a worksharing construct `c`: with the implicit barrier (`barrier`), or not. */
-#define WS_END(name, ret_type, c, barrier)                                                       \
-	static ret_type (*real_##name)(void);                                                    \
-	LT_EXPORT ret_type name(void)                                                            \
-	{                                                                                        \
-		RESOLVE(name);                                                                   \
-		struct lt_thread *t = omp_begin();                                               \
-		if (!t)                                                                          \
-			return real_##name();                                                    \
-		if (barrier)                                                                     \
-			lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_implicit_barrier, LT_OMP_F_IMPLICIT, \
-				0, 0, 0);                                                        \
-		else                                                                             \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                             \
-		lt_finish(t);                                                                    \
-		WS_DECL_##ret_type ret = 0;                                                      \
-		WS_CALL_##ret_type(ret, real_##name());                                          \
-		if (barrier && lt_resume(t)) {                                                   \
-			lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_implicit_barrier, 0, 0, 0, 0);       \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                             \
-			lt_finish(t);                                                            \
-		}                                                                                \
-		WS_RETURN_##ret_type(ret);                                                       \
+#define WS_END(name, ret_type, c, barrier)                                                    \
+	static ret_type (*real_##name)(void);                                                 \
+	LT_EXPORT ret_type name(void)                                                         \
+	{                                                                                     \
+		RESOLVE(name);                                                                \
+		struct lt_thread *t = omp_begin();                                            \
+		if (!t)                                                                       \
+			return real_##name();                                                 \
+		if (barrier)                                                                  \
+			OMP_ENTER_CS(t, LT_OMP_implicit_barrier, LT_OMP_F_IMPLICIT, 0, 0, 0); \
+		else                                                                          \
+			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                          \
+		lt_finish(t);                                                                 \
+		WS_DECL_##ret_type ret = 0;                                                   \
+		WS_CALL_##ret_type(ret, real_##name());                                       \
+		if (barrier && lt_resume(t)) {                                                \
+			lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_implicit_barrier, 0, 0, 0, 0);    \
+			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                          \
+			lt_finish(t);                                                         \
+		}                                                                             \
+		WS_RETURN_##ret_type(ret);                                                    \
 	}
 /* Per return type: the variable holding the result, the call, the return. */
 typedef void void_t;
@@ -384,7 +387,7 @@ LT_EXPORT unsigned GOMP_sections_start(unsigned count)
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_sections_start(count);
-	lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_sections, 0, 0, 0, 0);
+	OMP_ENTER_CS(t, LT_OMP_sections, 0, 0, 0, 0);
 	lt_finish(t);
 	unsigned ret = real_GOMP_sections_start(count);
 	if (lt_resume(t)) {
@@ -419,7 +422,7 @@ LT_EXPORT unsigned GOMP_sections_next(void)
 		struct lt_thread *t = omp_begin();                                          \
 		if (!t)                                                                     \
 			return real_##name();                                               \
-		lt_emit(t, LT_REC_OMP_ENTER, c, 0, 0, 0, 0);                                \
+		OMP_ENTER_CS(t, c, 0, 0, 0, 0);                                             \
 		lt_finish(t);                                                               \
 		WS_DECL_##ret_type ret = 0;                                                 \
 		WS_CALL_##ret_type(ret, real_##name());                                     \
@@ -448,7 +451,7 @@ static char unnamed_critical, atomic_lock; /* the lock objects of the unnamed on
 		struct lt_thread *t = omp_begin();                                     \
 		if (!t)                                                                \
 			return real_##name args;                                       \
-		lt_emit(t, LT_REC_OMP_ENTER, c, 0, 1, (uintptr_t)(obj), 0);            \
+		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)(obj), 0);                         \
 		lt_finish(t);                                                          \
 		real_##name args;                                                      \
 		if (lt_resume(t)) {                                                    \
@@ -499,7 +502,7 @@ RELEASE(omp_unset_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_unset_nest_lock,
 		}                                                                          \
 		if (!t)                                                                    \
 			return real_##name(l);                                             \
-		lt_emit(t, LT_REC_OMP_ENTER, c, 0, 1, (uintptr_t)l, 0);                    \
+		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)l, 0);                                 \
 		lt_finish(t);                                                              \
 		int ret = real_##name(l);                                                  \
 		if (lt_resume(t)) {                                                        \
@@ -628,8 +631,8 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 				      depend, priority, detach);
 	long off = task_off(arg_align);
 	struct task_hdr h = {{0, 0}, fn, cpyfn, data, off, arg_size, lt_omp_id(t), flags, 0};
-	lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_task_create, if_clause ? 0 : LT_OMP_F_UNDEFERRED, 2,
-		h.id, (uintptr_t)fn);
+	OMP_ENTER_CS(t, LT_OMP_task_create, if_clause ? 0 : LT_OMP_F_UNDEFERRED, 2, h.id,
+		     (uintptr_t)fn);
 	if ((flags & TASK_FLAG_DEPEND) && depend)
 		task_deps(t, h.id, depend);
 	lt_finish(t);
@@ -655,7 +658,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			goto plain;                                                                \
 		long off = task_off(arg_align);                                                    \
 		struct task_hdr h = {{0, 0}, fn, cpyfn, data, off, arg_size, 0, flags, 1};         \
-		lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_taskloop, 0, 1, 0, (uintptr_t)fn);             \
+		OMP_ENTER_CS(t, LT_OMP_taskloop, 0, 1, 0, (uintptr_t)fn);                          \
 		lt_finish(t);                                                                      \
 		real_##name(task_trampoline, &h, task_copy, off + arg_size,                        \
 			    arg_align > 8 ? arg_align : 8, flags, num_tasks, priority, start, end, \
@@ -681,7 +684,7 @@ LT_EXPORT void GOMP_taskwait_depend(void **depend)
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_taskwait_depend(depend);
-	lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_taskwait, 0, 0, 0, 0);
+	OMP_ENTER_CS(t, LT_OMP_taskwait, 0, 0, 0, 0);
 	lt_finish(t);
 	real_GOMP_taskwait_depend(depend);
 	if (lt_resume(t)) {
@@ -697,7 +700,7 @@ LT_EXPORT void GOMP_taskgroup_start(void)
 	RESOLVE(GOMP_taskgroup_start);
 	struct lt_thread *t = omp_begin();
 	if (t) {
-		lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_taskgroup, 0, 0, 0, 0);
+		OMP_ENTER_CS(t, LT_OMP_taskgroup, 0, 0, 0, 0);
 		lt_finish(t);
 	}
 	real_GOMP_taskgroup_start();

@@ -184,6 +184,7 @@ static inline void begin_id(unsigned kind, const char *name, uint32_t device, ui
 	uint32_t n = ++t->kokkos_count;
 	if (id)
 		*id = n;
+	lt_counters(t, LT_MOD_KOKKOS);
 	lt_emit1(t, LT_REC_KOKKOS_BEGIN, kind, lt_string_id(t, name), (uint64_t)device << 32 | n);
 	lt_finish(t);
 }
@@ -193,6 +194,7 @@ static inline void end_id(unsigned kind, uint64_t id)
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
+	lt_counters(t, LT_MOD_KOKKOS);
 	lt_emit0(t, LT_REC_KOKKOS_END, kind, (uint32_t)id);
 	lt_finish(t);
 }
@@ -242,6 +244,7 @@ LT_EXPORT void kokkosp_push_profile_region(const char *name)
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
+	lt_counters(t, LT_MOD_KOKKOS);
 	lt_emit0(t, LT_REC_KOKKOS_BEGIN, LT_KOKKOS_region, lt_string_id(t, name));
 	lt_finish(t);
 }
@@ -268,6 +271,7 @@ LT_EXPORT void kokkosp_start_profile_section(const uint32_t id)
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
+	lt_counters(t, LT_MOD_KOKKOS);
 	lt_emit1(t, LT_REC_KOKKOS_BEGIN, LT_KOKKOS_section, 0, id);
 	lt_finish(t);
 }

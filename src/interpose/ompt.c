@@ -72,6 +72,26 @@ static inline struct lt_thread *ompt_begin(void)
 	return lt_begin(LT_MOD_OMP);
 }
 
+/* The call site of what the callback reports: the runtime's codeptr_ra (frame 1 only: the
+ * callback runs inside the runtime, whose frames are no use). */
+static inline void note_codeptr(struct lt_thread *t, const void *codeptr)
+{
+	t->cs_ra = (uint64_t)(uintptr_t)codeptr;
+	t->cs_fp = 0;
+}
+
+/* An ENTER (with its call site) or a LEAVE of construct c. */
+static void emit_region(struct lt_thread *t, int endpoint, unsigned c, uint32_t arg, unsigned n,
+			uint64_t p0, const void *codeptr)
+{
+	if (endpoint == SCOPE_END) {
+		lt_emit(t, LT_REC_OMP_LEAVE, c, arg, 0, 0, 0);
+	} else {
+		note_codeptr(t, codeptr);
+		lt_emit_cs(t, LT_REC_OMP_ENTER, c, arg, n, p0, 0);
+	}
+}
+
 static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t *parallel,
 			      unsigned requested, int flags, const void *codeptr)
 {
@@ -82,8 +102,9 @@ static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t 
 		return;
 	}
 	parallel->value = lt_omp_id(t);
-	lt_emit(t, LT_REC_OMP_FORK, LT_OMP_parallel, requested, 2, parallel->value,
-		(uintptr_t)codeptr);
+	note_codeptr(t, codeptr);
+	lt_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, requested, 2, parallel->value,
+		   (uintptr_t)codeptr);
 	lt_finish(t);
 }
 
@@ -120,7 +141,7 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
 static void on_work(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
 		    uint64_t count, const void *codeptr)
 {
-	(void)parallel, (void)task, (void)count, (void)codeptr;
+	(void)parallel, (void)task, (void)count;
 	unsigned c;
 	uint32_t arg = 0;
 	switch (kind) {
@@ -149,14 +170,14 @@ static void on_work(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	lt_emit(t, endpoint == SCOPE_END ? LT_REC_OMP_LEAVE : LT_REC_OMP_ENTER, c, arg, 0, 0, 0);
+	emit_region(t, endpoint, c, arg, 0, 0, codeptr);
 	lt_finish(t);
 }
 
 static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
 			   const void *codeptr)
 {
-	(void)parallel, (void)task, (void)codeptr;
+	(void)parallel, (void)task;
 	unsigned c;
 	switch (kind) {
 	case 3:
@@ -181,18 +202,17 @@ static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_d
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	lt_emit(t, endpoint == SCOPE_END ? LT_REC_OMP_LEAVE : LT_REC_OMP_ENTER, c, 0, 0, 0, 0);
+	emit_region(t, endpoint, c, 0, 0, 0, codeptr);
 	lt_finish(t);
 }
 
 static void on_masked(int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
-	(void)parallel, (void)task, (void)codeptr;
+	(void)parallel, (void)task;
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	lt_emit(t, endpoint == SCOPE_END ? LT_REC_OMP_LEAVE : LT_REC_OMP_ENTER, LT_OMP_masked, 0, 0,
-		0, 0);
+	emit_region(t, endpoint, LT_OMP_masked, 0, 0, 0, codeptr);
 	lt_finish(t);
 }
 
@@ -218,12 +238,13 @@ static int mutex_construct(int kind)
 static void on_mutex_acquire(int kind, unsigned hint, unsigned impl, uint64_t wait_id,
 			     const void *codeptr)
 {
-	(void)hint, (void)impl, (void)codeptr;
+	(void)hint, (void)impl;
 	int c = mutex_construct(kind);
 	struct lt_thread *t = c >= 0 ? ompt_begin() : NULL;
 	if (!t)
 		return;
-	lt_emit(t, LT_REC_OMP_ENTER, (unsigned)c, 0, 1, wait_id, 0);
+	note_codeptr(t, codeptr);
+	lt_emit_cs(t, LT_REC_OMP_ENTER, (unsigned)c, 0, 1, wait_id, 0);
 	/* A test does not wait, and nothing is reported when it fails: its region ends now;
 	 * a success is reported as the acquisition that follows. */
 	if (c == LT_OMP_test_lock || c == LT_OMP_test_nest_lock)
@@ -284,7 +305,8 @@ static void on_task_create(ompt_data_t *parent, const void *frame, ompt_data_t *
 	task->value = lt_omp_id(t);
 	unsigned f = (flags & TASK_UNDEFERRED ? LT_OMP_F_UNDEFERRED : 0) |
 		     (flags & TASK_UNTIED ? LT_OMP_F_UNTIED : 0);
-	lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_task_create, f, 2, task->value, (uintptr_t)codeptr);
+	note_codeptr(t, codeptr);
+	lt_emit_cs(t, LT_REC_OMP_ENTER, LT_OMP_task_create, f, 2, task->value, (uintptr_t)codeptr);
 	lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
 	lt_finish(t);
 }

@@ -47,12 +47,15 @@
 		}                                                                                  \
 		return ret;                                                                        \
 	}                                                                                          \
-	static __attribute__((noinline)) int slow_##name params                                    \
+	static __attribute__((noinline)) int slow_##name(void *ra, LT_UNPAREN params)              \
 	{                                                                                          \
 		RESOLVE(name, version);                                                            \
 		struct lt_thread *t = lt_begin_slow(LT_MOD_PTHREAD);                               \
-		if (t)                                                                             \
+		if (t) {                                                                           \
+			t->cs_ra = (uint64_t)(uintptr_t)ra;                                        \
+			t->cs_fp = 0;                                                              \
 			return traced_##name(t, LT_UNPAREN args);                                  \
+		}                                                                                  \
 		return real_##name args;                                                           \
 	}                                                                                          \
 	LT_EXPORT int name params                                                                  \
@@ -62,18 +65,21 @@
 			struct lt_thread *t = lt_self;                                             \
 			if (likely(t && !t->guard)) {                                              \
 				lt_guard_take(t);                                                  \
+				LT_NOTE_CALLER(t);                                                 \
 				return traced_##name(t, LT_UNPAREN args);                          \
 			}                                                                          \
 		} else if (likely(active && real_##name)) {                                        \
 			return real_##name args; /* module off: one load, three branches */        \
 		}                                                                                  \
-		return slow_##name args;                                                           \
+		return slow_##name(__builtin_return_address(0), LT_UNPAREN args);                  \
 	}
 
-/* A call that may block, on one object: CALL_ENTER(obj) ... CALL_LEAVE(result). */
-#define WRAP_OBJ(name, version, params, args, obj)                             \
-	WRAP(name, version, params, args, lt_call_enter(t, LT_FN_##name, obj), \
-	     lt_call_leave(t, LT_FN_##name, ret))
+/* A call that may block, on one object: CALL_ENTER(obj) ... CALL_LEAVE(result), each
+ * with the PAPI reading when the module's regions carry them. */
+#define WRAP_OBJ(name, version, params, args, obj)                                     \
+	WRAP(name, version, params, args,                                              \
+	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_enter_cs(t, LT_FN_##name, obj)), \
+	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
 
 /* A call that never blocks but may acquire (try*): one CALL record, stamped at return. */
 #define WRAP_TRY(name, version, params, args, obj) \
@@ -85,9 +91,10 @@
 	     lt_call_release(t, mark, LT_FN_##name, obj, ret))
 
 /* A condition wait: CALL_ENTER carries the condition and the mutex. */
-#define WRAP_COND_WAIT(name, version, params, args)                              \
-	WRAP(name, version, params, args, lt_call_enter2(t, LT_FN_##name, c, m), \
-	     lt_call_leave(t, LT_FN_##name, ret))
+#define WRAP_COND_WAIT(name, version, params, args)                                   \
+	WRAP(name, version, params, args,                                             \
+	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_enter2(t, LT_FN_##name, c, m)), \
+	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
 
 WRAP_TRY(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
@@ -180,7 +187,8 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	s->arg = arg;
 	s->index = lt_thread_new_index();
 	s->parent = t->index;
-	lt_call_enter0(t, LT_FN_pthread_create);
+	LT_NOTE_CALLER(t);
+	lt_emit_cs(t, LT_REC_CALL_ENTER, LT_FN_pthread_create, 0, 0, 0, 0);
 	/* Before the real call, so that the creation precedes the child's begin in time; a
 	 * failed creation is recognised by the non-zero result of CALL_LEAVE. */
 	lt_emit0(t, LT_REC_THREAD_CREATE, 0, s->index);
@@ -206,27 +214,28 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 }
 
 /* The join family: CALL_ENTER names the awaited thread, THREAD_WAIT follows a success. */
-#define WRAP_JOIN(name, params, args)                                      \
-	static __typeof__(&name) real_##name;                              \
-	LT_EXPORT int name params                                          \
-	{                                                                  \
-		RESOLVE(name, NULL);                                       \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);            \
-		if (!t)                                                    \
-			return real_##name args;                           \
-		uint32_t index = lt_thread_map_get((unsigned long)th, 0);  \
-		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, index);    \
-		lt_finish(t);                                              \
-		int rc = real_##name args;                                 \
-		if (rc == 0)                                               \
-			lt_thread_map_get((unsigned long)th, 1);           \
-		if (lt_resume(t)) {                                        \
-			if (rc == 0 && index != LT_NO_THREAD)              \
-				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index); \
-			lt_call_leave(t, LT_FN_##name, rc);                \
-			lt_finish(t);                                      \
-		}                                                          \
-		return rc;                                                 \
+#define WRAP_JOIN(name, params, args)                                           \
+	static __typeof__(&name) real_##name;                                   \
+	LT_EXPORT int name params                                               \
+	{                                                                       \
+		RESOLVE(name, NULL);                                            \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                 \
+		if (!t)                                                         \
+			return real_##name args;                                \
+		LT_NOTE_CALLER(t);                                              \
+		uint32_t index = lt_thread_map_get((unsigned long)th, 0);       \
+		lt_emit_cs(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, 1, index, 0); \
+		lt_finish(t);                                                   \
+		int rc = real_##name args;                                      \
+		if (rc == 0)                                                    \
+			lt_thread_map_get((unsigned long)th, 1);                \
+		if (lt_resume(t)) {                                             \
+			if (rc == 0 && index != LT_NO_THREAD)                   \
+				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index);      \
+			lt_call_leave(t, LT_FN_##name, rc);                     \
+			lt_finish(t);                                           \
+		}                                                               \
+		return rc;                                                      \
 	}
 
 WRAP_JOIN(pthread_join, (pthread_t th, void **res), (th, res))

@@ -4,6 +4,8 @@
 # -Werror and by a python3-otf2 reader, and holds exactly what the program did (threads,
 # create/begin/end/wait pairs, lock operations, counters, regions, start routine names).
 . "$(dirname "$0")/lib.sh"
+# Exact event counts: no sampler thread (its records are checked in samplers.sh).
+export LIBTRACE_SAMPLE_PERIOD=0
 need_converter
 
 # count_events T N: T threads plus main each record N counter values, a "tenth" region around

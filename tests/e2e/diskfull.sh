@@ -22,8 +22,9 @@ python3 - "$WORK/stats" $n <<'PY' || fail "full-disk accounting"
 import sys
 n = int(sys.argv[2])
 # Each worker: THREAD_BEGIN, n counters, every tenth value a region (2) and an uncontended
-# lock/unlock of its own mutex (3 records: the lock is an enter and a leave), THREAD_END.
-want = 2 + n + n // 10 * 5
+# lock/unlock of its own mutex (3 records: the lock is an enter and a leave), THREAD_END,
+# and the CPU it started on (the cpu sampler's record at its start).
+want = 3 + n + n // 10 * 5
 bad = lost_all = 0
 workers = 0
 for line in open(sys.argv[1]):

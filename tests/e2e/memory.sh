@@ -41,7 +41,9 @@ for line in open(sys.argv[1]):
     if f[1] == '0':
         continue  # the main thread also creates and joins
     kv = dict(x.split('=') for x in f[2:])
-    work = int(kv['records']) - int(kv.get('THREAD_BEGIN', 0)) - int(kv.get('THREAD_END', 0))
+    # the tracer's own: begin, end, and the CPU a thread starts on (LIBTRACE_SAMPLERS=cpu)
+    work = int(kv['records']) - int(kv.get('THREAD_BEGIN', 0)) - int(kv.get('THREAD_END', 0)) \
+        - int(kv.get('CPU', 0))
     lost = int(kv['lost'])
     lost_all += lost
     if work + lost != want or kv.get('THREAD_END') != '1':

@@ -6,6 +6,8 @@
 # and holds what the program did: threads, thread-creation communications, pthread calls,
 # user regions, counters, OpenMP parallel regions and task dependences, processes.
 . "$(dirname "$0")/lib.sh"
+# Exact event counts: no sampler thread (its records are checked in samplers.sh).
+export LIBTRACE_SAMPLE_PERIOD=0
 [ -x "$CONVERT" ] || skip "trace2otf2 was not built (no OTF2: apt-get install libotf2-trace-dev)"
 PRVCHECK="python3 $SRC/tests/e2e/check_prv.py"
 

@@ -8,6 +8,8 @@
 # and 3 for unreadable input.  An OTF2 archive converted from a trace profiles as the trace
 # did, on either side of --compare; a damaged archive exits 3.
 . "$(dirname "$0")/lib.sh"
+# Exact thread and event counts: no sampler thread (its records are checked in samplers.sh).
+export LIBTRACE_SAMPLE_PERIOD=0
 REPORT=$BUILD/trace-report
 SLOW=$TESTBIN/slow_region
 [ -x "$REPORT" ] || skip "trace-report was not built"

@@ -74,6 +74,10 @@ static const char *const rec_names[] = {
     [LT_REC_KOKKOS_COPY] = "KOKKOS_COPY",
     [LT_REC_KOKKOS_ALLOC] = "KOKKOS_ALLOC",
     [LT_REC_KOKKOS_INFO] = "KOKKOS_INFO",
+    [LT_REC_METRIC] = "METRIC",
+    [LT_REC_CPU] = "CPU",
+    [LT_REC_CALLSITE] = "CALLSITE",
+    [LT_REC_COUNTERS] = "COUNTERS",
 };
 
 static const char *const omp_names[] = {
@@ -217,6 +221,15 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			snprintf(p->host, sizeof(p->host), "%s", val);
 		} else if (!strcmp(line, "openmp")) {
 			p->ompt = !strncmp(val, "ompt", 4);
+		} else if (!strcmp(line, "papi")) {
+			char *name = strchr(val, ' ');
+			unsigned i = (unsigned)atoi(val);
+			if (name && i < 16 && !p->papi[i]) {
+				unescape(++name);
+				p->papi[i] = strdup(name);
+				if (p->papi[i] && i >= p->npapi)
+					p->npapi = i + 1;
+			}
 		} else if (!strcmp(line, "exe")) {
 			unescape(val);
 			snprintf(p->exe, sizeof(p->exe), "%s", val);
@@ -286,6 +299,42 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->kokkos_version = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, "kokkos_end")) {
 			p->kokkos_end_ticks = strtoull(val, NULL, 10);
+		} else if (!strcmp(line, "sampler")) {
+			p->sampler_thread = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "metric")) {
+			struct rd_metric m = {0};
+			char scope[16], mode[16];
+			int at = 0;
+			if (sscanf(val, "%u %15s %15s %15s %n", &m.id, scope, mode, m.unit, &at) !=
+				4 ||
+			    !at) {
+				warnf(warn, ctx, p, "%s:%d: bad metric line", path, lineno);
+				continue;
+			}
+			unescape(val + at);
+			m.node = !strcmp(scope, "node");
+			m.accumulated = !strcmp(mode, "accumulated");
+			struct rd_metric *a = realloc(p->metrics, (p->nmetrics + 1) * sizeof(*a));
+			if (a && (m.name = strdup(val + at))) {
+				p->metrics = a;
+				p->metrics[p->nmetrics++] = m;
+			} else if (a) {
+				p->metrics = a;
+			}
+		} else if (!strcmp(line, "sampler_off")) {
+			char *v = strchr(val, ' ');
+			if (!v)
+				continue;
+			*v++ = '\0';
+			unescape(val);
+			unescape(v);
+			char **a = realloc(p->sampler_off, (p->nsampler_off + 1) * 2 * sizeof(*a));
+			if (a) {
+				p->sampler_off = a;
+				a[p->nsampler_off * 2] = strdup(val);
+				a[p->nsampler_off * 2 + 1] = strdup(v);
+				p->nsampler_off++;
+			}
 		} else if (!strcmp(line, "kokkos_meta")) {
 			char *v = strchr(val, ' ');
 			if (!v)
@@ -471,6 +520,7 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 {
 	memset(p, 0, sizeof(*p));
 	p->events_fd = p->ring_fd = -1;
+	p->sampler_thread = LT_NO_THREAD;
 	snprintf(p->dir, sizeof(p->dir), "%s", dir);
 	const char *base = strrchr(dir, '/');
 	snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : dir);
@@ -553,6 +603,15 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 			}
 		}
 	}
+	/* The sampler thread is the tracer's: out of the program's threads. */
+	for (size_t t = 0; t < p->nthreads; t++)
+		if (p->threads[t].index == p->sampler_thread) {
+			p->sampler = p->threads[t];
+			memmove(&p->threads[t], &p->threads[t + 1],
+				(p->nthreads - t - 1) * sizeof(*p->threads));
+			p->nthreads--;
+			break;
+		}
 	return 0;
 }
 
@@ -603,6 +662,7 @@ static int cursor_fill(struct rd_cursor *c)
 /* A synthetic LOST record (the count kept in a chunk header or a meta "lost" line). */
 static const struct lt_rec *cursor_lost(struct rd_cursor *c, unsigned cause, uint64_t count)
 {
+	c->callsite = 0;
 	/* After the thread's last record; a thread without records: at the last clock reading
 	 * (never 0, which would stretch the trace back to the machine's boot). */
 	uint64_t ts = c->last_ts    ? c->last_ts
@@ -655,8 +715,9 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 			c->chunk_done = 1;
 			continue;
 		}
-		if (r->words < 2 || c->pos + size > ch->used || r->type == 0 ||
-		    r->type >= LT_REC_TYPE_MAX) {
+		unsigned type = r->type & ~LT_REC_F_CALLSITE;
+		if (r->words < 2 || c->pos + size > ch->used || type == 0 ||
+		    type >= LT_REC_TYPE_MAX || (type != r->type && r->words < 3)) {
 			warnf(c->warn, c->wctx, c->p,
 			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
 			      ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path,
@@ -675,6 +736,15 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 		c->pos += size;
 		if (r->ts > c->last_ts)
 			c->last_ts = r->ts;
+		c->callsite = 0;
+		if (type != r->type) { /* the call site is the last payload word */
+			memcpy(c->plain, r, size - 8u);
+			c->callsite = ((const uint64_t *)r)[r->words - 1u];
+			struct lt_rec *plain = (struct lt_rec *)c->plain;
+			plain->type = (uint8_t)type;
+			plain->words = (uint8_t)(r->words - 1u);
+			return plain;
+		}
 		return r;
 	}
 	/* Losses told by the meta file come after the thread's last record. */
@@ -725,6 +795,14 @@ void rd_process_close(struct rd_process *p)
 	for (size_t i = 0; i < p->nkokkos_meta * 2; i++)
 		free(p->kokkos_meta[i]);
 	free(p->kokkos_meta);
+	for (unsigned i = 0; i < 16; i++)
+		free(p->papi[i]);
+	for (size_t i = 0; i < p->nmetrics; i++)
+		free(p->metrics[i].name);
+	free(p->metrics);
+	for (size_t i = 0; i < p->nsampler_off * 2; i++)
+		free(p->sampler_off[i]);
+	free(p->sampler_off);
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);

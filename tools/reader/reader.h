@@ -41,6 +41,15 @@ struct rd_lost {
 	uint64_t count;
 };
 
+/* A quantity the sampler thread samples (meta "metric"). */
+struct rd_metric {
+	uint32_t id;
+	int node;	 /* scope: 1 node, 0 process */
+	int accumulated; /* a running total (energy), else a level */
+	char unit[16];	 /* J, C, B */
+	char *name;
+};
+
 struct rd_thread {
 	uint32_t index, tid;
 	size_t first, count; /* its chunks: rd_process.chunks[first .. first + count) */
@@ -66,6 +75,8 @@ struct rd_process {
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
 	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */
 	char **kokkos_meta;	   /* "kokkos_meta": key, value, key, value... */
+	char *papi[16];		   /* "papi I NAME": PAPI event I (bit I of COUNTERS), or NULL */
+	unsigned npapi;		   /* highest I + 1 */
 	size_t nkokkos_meta;	   /* pairs */
 	struct rd_map *maps;
 	size_t nmaps;
@@ -75,7 +86,14 @@ struct rd_process {
 	size_t nthreads;
 	struct rd_lost *lost; /* losses of threads that had no ring ("lost" lines of meta) */
 	size_t nlost;
-	char **strings; /* id -> string, NULL where undefined */
+	uint32_t sampler_thread;   /* "sampler": the sampler thread's index, else LT_NO_THREAD */
+	struct rd_thread sampler;  /* its chunks: kept out of `threads` (it is not the program's;
+				    * its records are metrics); count 0 when none */
+	struct rd_metric *metrics; /* "metric" lines */
+	size_t nmetrics;
+	char **sampler_off;  /* "sampler_off": name, reason, name, reason... */
+	size_t nsampler_off; /* pairs */
+	char **strings;	     /* id -> string, NULL where undefined */
 	uint32_t nstrings;
 	int events_fd, ring_fd;
 	char events_path[PATH_MAX + 16], ring_path[PATH_MAX + 16];
@@ -133,6 +151,10 @@ struct rd_cursor {
 		struct lt_rec r;
 		uint64_t count;
 	} lost;
+	/* The call site of the record returned last (LT_REC_F_CALLSITE, format 1.3): the
+	 * record is handed over without it, as if it had none; 0 when it had none. */
+	uint64_t callsite;
+	uint64_t plain[LT_REC_WORDS_MAX]; /* that record, without its call site word */
 };
 
 void rd_cursor_init(struct rd_cursor *c, struct rd_process *p, const struct rd_thread *th,

@@ -43,6 +43,7 @@ struct dump {
 	FILE *out;
 	uint64_t counts[LT_REC_TYPE_MAX + 1]; /* --stats: records of the current thread by type */
 	uint64_t lost;
+	uint64_t callsite; /* the call site of the record being printed (0: none) */
 };
 
 static int count_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
@@ -229,6 +230,18 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		for (unsigned i = 0; i < npl; i++)
 			fprintf(d->out, " p%u=0x%llx", i, (unsigned long long)pl[i]);
 		break;
+	case LT_REC_CALLSITE: /* the outer frames of the next record's call site */
+		for (unsigned i = 0; i < npl; i++)
+			fprintf(d->out, " %s0x%llx", i ? "" : "frames=", (unsigned long long)pl[i]);
+		break;
+	case LT_REC_COUNTERS: /* PAPI values of the next ENTER or LEAVE */
+		for (unsigned i = 0, k = 0; i < 16 && k < npl; i++)
+			if (r->sub & (1u << i)) {
+				const char *name = i < p->npapi ? p->papi[i] : NULL;
+				fprintf(d->out, " %s=%llu", name ? name : "?",
+					(unsigned long long)pl[k++]);
+			}
+		break;
 	default:
 		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK) {
 			if (r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
@@ -239,8 +252,24 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 				fprintf(d->out, " p%u=0x%llx", i, (unsigned long long)pl[i]);
 		}
 	}
+	if (d->callsite)
+		fprintf(d->out, " at=0x%llx", (unsigned long long)d->callsite);
 	fputc('\n', d->out);
 	return 0;
+}
+
+/* Prints the records of a thread in order, each with its call site. */
+static void print_thread(struct dump *d, struct rd_process *p, const struct rd_thread *th)
+{
+	struct rd_cursor c;
+	rd_cursor_init(&c, p, th, warn_stderr, NULL);
+	const struct lt_rec *r;
+	while ((r = rd_cursor_next(&c))) {
+		d->callsite = c.callsite;
+		print_record(d, p, th, r);
+	}
+	d->callsite = 0;
+	rd_cursor_fini(&c);
 }
 
 static void print_meta(FILE *out, const struct rd_process *p)
@@ -339,8 +368,7 @@ int main(int argc, char **argv)
 			if (stats)
 				print_stats(&d, p, &p->threads[t]);
 			else
-				rd_thread_records(p, &p->threads[t], print_record, &d, warn_stderr,
-						  NULL);
+				print_thread(&d, p, &p->threads[t]);
 		}
 		if (p->errors)
 			damaged = 1;

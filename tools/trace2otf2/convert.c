@@ -366,9 +366,93 @@ static uint32_t metric(struct cv *cv, const char *name, int is_double, const cha
 			return 0;
 		cv->metrics = a;
 	}
-	cv->metrics[cv->nmetrics++] =
-	    (struct cv_metric){cv_string(cv, name), cv_string(cv, unit), is_double};
+	cv->metrics[cv->nmetrics++] = (struct cv_metric){
+	    .name = cv_string(cv, name), .unit = cv_string(cv, unit), .is_double = is_double};
 	return id;
+}
+
+/* ---- call sites and PAPI sets ---- */
+
+/* The call site of return address ra (the line of the call: the address before it). */
+static uint32_t scl_of(struct cv *cv, const struct rd_process *p, uint64_t ra, uint32_t *func)
+{
+	struct sym_result s;
+	resolve_code(cv, p, ra - 1, &s);
+	struct cv_scl c = {cv_string(cv, s.file ? s.file : ""), s.line, cv_string(cv, s.function)};
+	*func = c.function;
+	char key[64];
+	snprintf(key, sizeof(key), "%u:%u:%u", c.file, c.line, c.function);
+	if (!cv->scl_map && !(cv->scl_map = calloc(1, sizeof(*cv->scl_map))))
+		return 0;
+	uint32_t id = cv->nscls;
+	uint32_t *v = strmap_get(cv->scl_map, key, &id);
+	if (!v || *v != id || id < cv->nscls)
+		return v ? *v + 1 : 0;
+	if (cv->nscls == cv->scls_cap) {
+		struct cv_scl *a = grow(cv->scls, &cv->scls_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->scls = a;
+	}
+	cv->scls[cv->nscls++] = c;
+	return id + 1;
+}
+
+/* The calling context of a frame: the function `func` (a region), its line scl + 1, the
+ * context of its caller (id + 1, 0: none).  Returns id + 1, 0 on failure. */
+static uint32_t ctx_of(struct cv *cv, uint32_t func, uint32_t scl, uint32_t parent)
+{
+	struct cv_region r = {func, func, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER, 0};
+	uint32_t reg = region(cv, 'C', cv->strings[func], &r);
+	char key[64];
+	snprintf(key, sizeof(key), "%u:%u:%u", reg, scl, parent);
+	if (!cv->ctx_map && !(cv->ctx_map = calloc(1, sizeof(*cv->ctx_map))))
+		return 0;
+	uint32_t id = cv->nctxs;
+	uint32_t *v = strmap_get(cv->ctx_map, key, &id);
+	if (!v || *v != id || id < cv->nctxs)
+		return v ? *v + 1 : 0;
+	if (cv->nctxs == cv->ctxs_cap) {
+		struct cv_ctx *a = grow(cv->ctxs, &cv->ctxs_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->ctxs = a;
+	}
+	cv->ctxs[cv->nctxs++] = (struct cv_ctx){reg, scl - 1, parent};
+	return id + 1;
+}
+
+/* The PAPI set of process p's "papi" lines (id + 1; 0: none or unusable). */
+static uint32_t papi_set(struct cv *cv, const struct rd_process *p)
+{
+	struct cv_papi s = {{0}, p->npapi, 1};
+	for (unsigned i = 0; i < p->npapi; i++) {
+		if (!p->papi[i])
+			return 0;
+		s.names[i] = cv_string(cv, p->papi[i]);
+	}
+	if (!s.n)
+		return 0;
+	cv_string(cv, "#"); /* their unit */
+	for (uint32_t k = 0; k < cv->npapis; k++)
+		if (cv->papis[k].n == s.n && !memcmp(cv->papis[k].names, s.names, sizeof(s.names)))
+			return k + 1;
+	if (cv->npapis == cv->papis_cap) {
+		struct cv_papi *a = grow(cv->papis, &cv->papis_cap, sizeof(*a));
+		if (!a)
+			return 0;
+		cv->papis = a;
+	}
+	cv->papis[cv->npapis++] = s;
+	return cv->npapis;
+}
+
+void cv_papi_seen(struct cv *cv, struct cv_loc *l)
+{
+	if (cv->cur_papi)
+		l->papi = cv->cur_papi;
+	else
+		l->papi_missed = 1;
 }
 
 /* ---- one process ---- */
@@ -397,6 +481,13 @@ struct tstate {
 	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
 	struct held *held; /* locks held, with the order of their acquisition */
 	uint32_t nheld, held_cap;
+	uint64_t deep[LT_REC_WORDS_MAX]; /* a CALLSITE record's frames, for the next record */
+	unsigned ndeep;
+	uint64_t values[16]; /* a COUNTERS reading, for the next record (ordered as the set) */
+	int has_values;
+	int done;	    /* its location is closed */
+	int cpu;	    /* the CPU it runs on, -1: unknown */
+	uint64_t cpu_since; /* since when (ns) */
 };
 
 struct lockent {
@@ -523,6 +614,12 @@ struct pstate {
 	uint32_t nkalloc, kalloc_cap;
 	struct kspace *kspaces; /* bytes allocated per memory space */
 	uint32_t nkspaces;
+	uint32_t papi; /* its PAPI set id + 1, 0: none */
+	/* Samplers: the sampler thread's records become metrics on two METRIC locations. */
+	uint32_t *smetric;	   /* process metric id -> cv metric id + 1 (0: not yet) */
+	size_t node_loc, proc_loc; /* index into cv->locs, SIZE_MAX: not yet */
+	int node_metrics;	   /* this process shows its host's node metrics */
+	uint32_t m_cpu, m_node;	   /* the per-thread CPU and NUMA node metrics */
 	int failed;
 };
 
@@ -634,7 +731,10 @@ static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
 		snprintf(name, sizeof(name), "Pthread thread %u", t->index);
 	struct cv_loc *l = &cv->locs[cv->nlocs];
 	uint32_t sid = t->name ? t->name - 1 : cv_string(cv, name);
-	*l = (struct cv_loc){(uint64_t)t->index << 32 | ps->pidx, ps->pidx, t->index, sid, 0, NULL};
+	*l = (struct cv_loc){.id = (uint64_t)t->index << 32 | ps->pidx,
+			     .process = ps->pidx,
+			     .index = t->index,
+			     .name = sid};
 	t->loc = cv->nlocs++;
 	cv->procs[ps->pidx].nlocs++;
 	cv->stats.threads++;
@@ -1409,8 +1509,204 @@ static void handle_kokkos(struct pstate *ps, struct tstate *t, struct cv_loc *l,
 	}
 }
 
+/* ---- samplers ---- */
+
+/* Grows cv->locs by one; NULL when memory ran out. */
+static struct cv_loc *new_loc(struct cv *cv)
+{
+	if (cv->nlocs == cv->locs_cap) {
+		uint32_t cap = (uint32_t)cv->locs_cap;
+		struct cv_loc *a = grow(cv->locs, &cap, sizeof(*a));
+		if (!a)
+			return NULL;
+		cv->locs = a;
+		cv->locs_cap = cap;
+	}
+	return &cv->locs[cv->nlocs];
+}
+
+/* Process ps's METRIC location for its node's metrics (node) or its own, begun on first use:
+ * ids (0xfffffffe or 0xfffffffd << 32) | process, which no thread has. */
+static struct cv_loc *metric_loc(struct pstate *ps, int node)
+{
+	struct cv *cv = ps->cv;
+	size_t *at = node ? &ps->node_loc : &ps->proc_loc;
+	if (*at != SIZE_MAX)
+		return &cv->locs[*at];
+	struct cv_loc *l = new_loc(cv);
+	if (!l) {
+		ps->failed = 1;
+		return NULL;
+	}
+	char name[400];
+	if (node)
+		snprintf(name, sizeof(name), "%s node metrics",
+			 cv->strings[cv->hosts[cv->procs[ps->pidx].host]]);
+	else
+		snprintf(name, sizeof(name), "Process metrics");
+	uint32_t index = node ? 0xfffffffeu : 0xfffffffdu;
+	*l = (struct cv_loc){.id = (uint64_t)index << 32 | ps->pidx,
+			     .process = ps->pidx,
+			     .index = index,
+			     .name = cv_string(cv, name),
+			     .kind = CV_LOC_METRIC};
+	*at = cv->nlocs++;
+	cv->procs[ps->pidx].nlocs++;
+	if (cv->ops->location_begin(cv, l)) {
+		ps->failed = 1;
+		return NULL;
+	}
+	return l;
+}
+
+/* The region that stands for thread t on the core locations (--core-view). */
+static uint32_t thread_region(struct pstate *ps, struct tstate *t)
+{
+	struct cv *cv = ps->cv;
+	char name[800];
+	snprintf(name, sizeof(name), "%s %s", cv->strings[cv->procs[ps->pidx].name],
+		 cv->strings[cv->locs[t->loc].name]);
+	uint32_t sid = cv_string(cv, name);
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER, 0};
+	return region(cv, 'K', name, &r);
+}
+
+/* Thread t stops running on its CPU at ns: one span for --core-view. */
+static void core_span_end(struct pstate *ps, struct tstate *t, uint64_t ns)
+{
+	struct cv *cv = ps->cv;
+	if (!cv->core_view || t->cpu < 0 || t->loc == SIZE_MAX)
+		return;
+	if (cv->nspans == cv->spans_cap) {
+		size_t cap = cv->spans_cap ? cv->spans_cap * 2 : 256;
+		struct cv_core_span *a = realloc(cv->spans, cap * sizeof(*a));
+		if (!a)
+			return;
+		cv->spans = a;
+		cv->spans_cap = cap;
+	}
+	cv->spans[cv->nspans++] = (struct cv_core_span){cv->procs[ps->pidx].host, (uint32_t)t->cpu,
+							thread_region(ps, t), t->cpu_since, ns};
+}
+
+/* Thread t runs on `cpu` (of NUMA node `node`, 0xffff: unknown) from ns on: the CPU and
+ * NUMA node metrics of its location, written when they change. */
+static void cpu_change(struct pstate *ps, struct tstate *t, uint64_t ns, uint32_t cpu,
+		       unsigned node)
+{
+	struct cv *cv = ps->cv;
+	if (t->loc == SIZE_MAX || (int)cpu == t->cpu || cpu > 0x7fffffffu)
+		return;
+	if (!ps->m_cpu) {
+		ps->m_cpu = metric(cv, "CPU", 0, "") + 1;
+		ps->m_node = metric(cv, "NUMA node", 0, "") + 1;
+	}
+	struct cv_loc *l = &cv->locs[t->loc];
+	cv->ops->metric(cv, l, ns, ps->m_cpu - 1, cpu);
+	if (node != 0xffff)
+		cv->ops->metric(cv, l, ns, ps->m_node - 1, node);
+	core_span_end(ps, t, ns);
+	t->cpu = (int)cpu;
+	t->cpu_since = ns;
+}
+
+/* A record of the sampler thread: metrics on the METRIC locations, other threads' CPUs. */
+static void handle_sampler(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const struct rd_process *p = ps->p;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u;
+	cv->stats.records++;
+	cv->done_bytes += r->words * 8u;
+	if (r->type == LT_REC_METRIC && np >= 1) {
+		size_t i = r->arg;
+		if (i >= p->nmetrics || p->metrics[i].id != r->arg)
+			for (i = 0; i < p->nmetrics && p->metrics[i].id != r->arg; i++)
+				;
+		if (i == p->nmetrics) {
+			cv->stats.anomalies++;
+			return;
+		}
+		const struct rd_metric *m = &p->metrics[i];
+		if (m->node && !ps->node_metrics)
+			return; /* an earlier process on this host shows the node's metrics */
+		if (!ps->smetric[i]) {
+			uint32_t id = metric(cv, m->name, r->sub == LT_VALUE_DOUBLE, m->unit);
+			cv->metrics[id].accumulated = m->accumulated;
+			ps->smetric[i] = id + 1;
+		}
+		struct cv_loc *l = metric_loc(ps, m->node);
+		if (l)
+			cv->ops->metric(cv, l, to_ns(ps, t, r->ts), ps->smetric[i] - 1, pl[0]);
+	} else if (r->type == LT_REC_CPU && np >= 1) {
+		struct tstate *o = thread_by_index(ps, (uint32_t)pl[0]);
+		if (o && o != t && o->loc != SIZE_MAX && !o->done && !o->ended)
+			cpu_change(ps, o, to_ns(ps, o, r->ts), r->arg, r->sub);
+	}
+}
+
+static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec *r);
+
+/* The call site of the record being converted: frame 1 from the record, the outer ones from
+ * the CALLSITE record before it. */
+static void callsite(struct pstate *ps, struct tstate *t, uint64_t ra)
+{
+	struct cv *cv = ps->cv;
+	uint32_t func, scl = scl_of(cv, ps->p, ra, &func);
+	cv->cur_scl = scl;
+	if (!t->ndeep || !scl)
+		return;
+	uint32_t parent = 0;
+	for (unsigned i = t->ndeep; i-- > 0;) {
+		uint32_t f, s = scl_of(cv, ps->p, t->deep[i], &f);
+		if (s)
+			parent = ctx_of(cv, f, s, parent);
+	}
+	cv->cur_ctx = ctx_of(cv, func, scl, parent);
+}
+
+/* CALLSITE and COUNTERS belong to the record after them; the others are converted with
+ * them (handle_rec). */
 static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 {
+	struct cv *cv = ps->cv;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u;
+	if (r->type == LT_REC_CALLSITE || r->type == LT_REC_COUNTERS) {
+		cv->stats.records++;
+		cv->done_bytes += r->words * 8u;
+		if (r->type == LT_REC_CALLSITE) {
+			t->ndeep = np;
+			memcpy(t->deep, pl, np * 8u);
+		} else if (ps->papi && r->sub == (1u << cv->papis[ps->papi - 1].n) - 1 &&
+			   np == cv->papis[ps->papi - 1].n) {
+			memcpy(t->values, pl, np * 8u);
+			t->has_values = 1;
+		} else {
+			cv->stats.anomalies++; /* a partial reading: OTF2 has no such metric */
+		}
+		return;
+	}
+	if (t->cur.callsite && r->type != LT_REC_LOST)
+		callsite(ps, t, t->cur.callsite);
+	if (t->has_values) {
+		cv->cur_papi = ps->papi;
+		cv->cur_values = t->values;
+	}
+	handle_rec(ps, t, r);
+	t->ndeep = 0;
+	t->has_values = 0;
+	cv->cur_scl = cv->cur_ctx = cv->cur_papi = 0;
+	cv->cur_values = NULL;
+}
+
+static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
+{
+	if (t->index == ps->p->sampler_thread) {
+		handle_sampler(ps, t, r);
+		return;
+	}
 	struct cv *cv = ps->cv;
 	const struct cv_ops *o = cv->ops;
 	const uint64_t *pl = (const uint64_t *)(r + 1);
@@ -1564,6 +1860,9 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 		o->metric(cv, l, ns, metric(cv, name, r->sub == LT_VALUE_DOUBLE, "#"), pl[0]);
 		break;
 	}
+	case LT_REC_CPU:
+		cpu_change(ps, t, ns, r->arg, r->sub);
+		break;
 	case LT_REC_LOST: {
 		uint64_t n = np >= 1 ? pl[0] : 0;
 		char text[160];
@@ -1589,7 +1888,10 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 	if (t->loc != SIZE_MAX) {
 		struct cv_loc *l = &cv->locs[t->loc];
 		uint64_t ns = t->last_ns;
-		if (t->program && ps->p->ended) /* the main thread ends with the process */
+		/* The main thread ends with the process, and so does a thread still alive when
+		 * the process ended normally (a pool thread waiting until exit): what it left
+		 * open lasted until then, not until its last record. */
+		if (ps->p->ended && (t->program || (!t->ended && !t->cur.truncated)))
 			ns = to_ns(ps, t, ps->p->end_ticks);
 		if (t->cur.truncated) {
 			cv->stats.truncated++;
@@ -1617,8 +1919,10 @@ static void thread_done(struct pstate *ps, struct tstate *t)
 				cv->ops->program_end(cv, l, ns);
 			t->ended = 1;
 		}
+		core_span_end(ps, t, ns);
 		if (cv->ops->location_end(cv, l))
 			ps->failed = 1;
+		t->done = 1;
 	}
 	rd_cursor_fini(&t->cur);
 	free(t->stack);
@@ -1651,8 +1955,20 @@ static void progress(struct cv *cv, int last)
 static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 			    uint32_t *next_lock_id, rd_warn_fn warn, void *wctx, int *failed)
 {
-	struct pstate ps = {.cv = cv, .p = p, .pidx = pidx, .next_lock_id = next_lock_id};
+	struct pstate ps = {.cv = cv,
+			    .p = p,
+			    .pidx = pidx,
+			    .next_lock_id = next_lock_id,
+			    .node_loc = SIZE_MAX,
+			    .proc_loc = SIZE_MAX};
 	struct cv_process *cp = &cv->procs[pidx];
+	for (size_t i = 0; i < p->nmetrics && cv->node_owner; i++)
+		if (p->metrics[i].node) { /* the first process of a host to sample shows it */
+			if (cv->node_owner[cp->host] < 0)
+				cv->node_owner[cp->host] = (int)pidx;
+			ps.node_metrics = cv->node_owner[cp->host] == (int)pidx;
+			break;
+		}
 	if (pidx > 0)
 		ps.offset_ns = (int64_t)(cp->real_minus_mono - cv->procs[0].real_minus_mono);
 	if (cp->host == cv->procs[0].host)
@@ -1660,18 +1976,24 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	cp->first_loc = cv->nlocs;
 	uint64_t truncated_before = cv->stats.truncated;
 	ps.user_regions = calloc(p->nstrings + 1, sizeof(*ps.user_regions));
-	ps.ts = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.ts));
-	ps.heap = calloc(p->nthreads ? p->nthreads : 1, sizeof(*ps.heap));
-	if (!ps.ts || !ps.heap || !ps.user_regions) {
+	/* The sampler thread (kept out of p->threads) merges in too, last: its index is the
+	 * highest, so ps.ts stays sorted. */
+	ps.ts = calloc(p->nthreads + 1, sizeof(*ps.ts));
+	ps.heap = calloc(p->nthreads + 1, sizeof(*ps.heap));
+	ps.smetric = calloc(p->nmetrics + 1, sizeof(*ps.smetric));
+	if (!ps.ts || !ps.heap || !ps.user_regions || !ps.smetric) {
 		*failed = 1;
 		goto out;
 	}
-	ps.nts = p->nthreads;
-	for (size_t i = 0; i < p->nthreads; i++) {
+	ps.nts = p->nthreads + (p->sampler.count > 0);
+	ps.papi = papi_set(cv, p);
+	for (size_t i = 0; i < ps.nts; i++) {
 		struct tstate *t = &ps.ts[i];
-		t->index = p->threads[i].index;
+		const struct rd_thread *th = i < p->nthreads ? &p->threads[i] : &p->sampler;
+		t->index = th->index;
 		t->loc = SIZE_MAX;
-		rd_cursor_init(&t->cur, p, &p->threads[i], warn, wctx);
+		t->cpu = -1;
+		rd_cursor_init(&t->cur, p, th, warn, wctx);
 	}
 	/* Prime every cursor (a small first read each), then merge. */
 	for (size_t i = 0; i < ps.nts; i++) {
@@ -1707,6 +2029,11 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		free(ps.heap[i]->stack);
 		free(ps.heap[i]->held);
 	}
+	for (int node = 0; node < 2 && !ps.failed; node++) {
+		size_t at = node ? ps.node_loc : ps.proc_loc;
+		if (at != SIZE_MAX && cv->ops->location_end(cv, &cv->locs[at]))
+			ps.failed = 1;
+	}
 	if (ps.failed)
 		*failed = 1;
 	/* A process without records still gets its main thread, without events: a readable
@@ -1731,6 +2058,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 				"the trace holds everything up to its death");
 out:
 	free(ps.user_regions);
+	free(ps.smetric);
 	idmap_free(&ps.pars);
 	idmap_free(&ps.levels);
 	idmap_free(&ps.tasks);
@@ -1790,20 +2118,103 @@ static void link_creators(struct cv *cv, const int *parent_pid)
 	}
 }
 
+/* Why a sampler was off, kept once per sampler and reason for the summary. */
+static void sampler_note(struct cv *cv, const char *name, const char *why)
+{
+	char buf[1200];
+	snprintf(buf, sizeof(buf), "%s: %s", name, why);
+	for (size_t i = 0; i < cv->nsampler_notes; i++)
+		if (!strcmp(cv->sampler_notes[i], buf))
+			return;
+	char **a = realloc(cv->sampler_notes, (cv->nsampler_notes + 1) * sizeof(*a));
+	if (!a)
+		return;
+	cv->sampler_notes = a;
+	if ((a[cv->nsampler_notes] = strdup(buf)))
+		cv->nsampler_notes++;
+}
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct cv_core_span *a = x, *b = y;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return a->to < b->to ? -1 : a->to > b->to;
+}
+
+/*
+ * --core-view: one location per CPU of each host (after every process's, in a location
+ * group of its own per host), on which each thread that ran there is a region from the
+ * time it came to the time it left.  The CPU of a thread is known at its records' times
+ * (start, affinity changes, the sampler's period): where two threads' spans overlap on a
+ * CPU, the earlier one ends when the later one begins.
+ */
+static int write_core_view(struct cv *cv)
+{
+	if (!cv->core_view || !cv->nspans)
+		return 0;
+	qsort(cv->spans, cv->nspans, sizeof(*cv->spans), span_cmp);
+	cv->first_core_loc = cv->nlocs;
+	cv->ncore_hosts = cv->nhosts;
+	for (size_t i = 0; i < cv->nspans;) {
+		uint32_t host = cv->spans[i].host, cpu = cv->spans[i].cpu;
+		struct cv_loc *l = new_loc(cv);
+		if (!l)
+			return -1;
+		char name[64];
+		snprintf(name, sizeof(name), "CPU %u", cpu);
+		uint32_t group = (uint32_t)cv->nprocs + host;
+		*l = (struct cv_loc){.id = (uint64_t)cpu << 32 | group,
+				     .process = group,
+				     .index = cpu,
+				     .name = cv_string(cv, name),
+				     .kind = CV_LOC_CORE};
+		cv->nlocs++;
+		if (cv->ops->location_begin(cv, l))
+			return -1;
+		uint64_t last = 0;
+		for (; i < cv->nspans && cv->spans[i].host == host && cv->spans[i].cpu == cpu;
+		     i++) {
+			const struct cv_core_span *sp = &cv->spans[i];
+			uint64_t from = sp->from > last ? sp->from : last, to = sp->to;
+			if (i + 1 < cv->nspans && cv->spans[i + 1].host == host &&
+			    cv->spans[i + 1].cpu == cpu && cv->spans[i + 1].from < to)
+				to = cv->spans[i + 1].from;
+			if (to < from)
+				continue;
+			cv->ops->enter(cv, l, from, sp->region);
+			cv->ops->leave(cv, l, to, sp->region, 0);
+			last = to;
+		}
+		if (cv->ops->location_end(cv, l))
+			return -1;
+	}
+	return 0;
+}
+
 int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx)
 {
 	int failed = 0;
 	uint32_t next_lock_id = 0;
+	if (ndirs < 0)
+		ndirs = 0;
 	cv->stats.first_ns = UINT64_MAX;
 	for (int i = 0; i < ndirs; i++)
 		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
 	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
 	cv->max_procs = (size_t)ndirs;
 	int *parent_pid = calloc((size_t)ndirs, sizeof(*parent_pid));
-	if (!cv->procs || !parent_pid) {
+	cv->node_owner = calloc(cv->max_procs + 1, sizeof(*cv->node_owner));
+	if (!cv->procs || !parent_pid || !cv->node_owner) {
 		free(parent_pid);
 		return -1;
 	}
+	for (size_t i = 0; i < cv->max_procs; i++)
+		cv->node_owner[i] = -1; /* hosts are never more than processes */
 	for (int i = 0; i < ndirs && !failed; i++) {
 		struct rd_process p;
 		char err[PATH_MAX + 256];
@@ -1827,6 +2238,8 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
 		cp->name = cv_string(cv, name);
 		kokkos_metadata(cv, &p);
+		for (size_t k = 0; k < p.nsampler_off; k++)
+			sampler_note(cv, p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
 		convert_process(cv, &p, pidx, &next_lock_id, warn, wctx, &failed);
 		if (p.errors)
 			cv->stats.damaged = 1;
@@ -1837,6 +2250,8 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	}
 	link_creators(cv, parent_pid);
 	free(parent_pid);
+	if (!failed && write_core_view(cv))
+		failed = 1;
 	progress(cv, 1);
 	if (cv->stats.first_ns == UINT64_MAX)
 		cv->stats.first_ns = cv->stats.last_ns = 0;
@@ -1852,6 +2267,11 @@ void cv_free(struct cv *cv)
 	strmap_free(cv->string_map);
 	strmap_free(cv->region_map);
 	strmap_free(cv->metric_map);
+	strmap_free(cv->scl_map);
+	strmap_free(cv->ctx_map);
+	free(cv->scls);
+	free(cv->ctxs);
+	free(cv->papis);
 	free(cv->regions);
 	free(cv->metrics);
 	free(cv->hosts);
@@ -1864,6 +2284,11 @@ void cv_free(struct cv *cv)
 	free(cv->teams);
 	strmap_free(cv->team_map);
 	free(cv->leaks);
+	free(cv->node_owner);
+	for (size_t i = 0; i < cv->nsampler_notes; i++)
+		free(cv->sampler_notes[i]);
+	free(cv->sampler_notes);
+	free(cv->spans);
 	for (size_t i = 0; i < cv->nprops * 2; i++)
 		free(cv->props[i]);
 	free(cv->props);

@@ -66,6 +66,27 @@ struct cv_region {
 struct cv_metric {
 	uint32_t name, unit; /* string ids */
 	int is_double;
+	int accumulated; /* a running total since the start (energy), else a level */
+};
+
+/* A call site: where a traced call was made (OTF2 SourceCodeLocation). */
+struct cv_scl {
+	uint32_t file, line; /* string ids ("": unknown), line (0: unknown) */
+	uint32_t function;   /* string id of the calling function */
+};
+
+/* A frame of a call path (OTF2 CallingContext): the function's region, the line in it, the
+ * calling context of its caller (id + 1; 0 for the outermost frame known). */
+struct cv_ctx {
+	uint32_t region, scl, parent;
+};
+
+/* A set of PAPI events read together (OTF2 metric class of `n` members, names: string
+ * ids).  strict: every Enter and Leave of every location that used it had a reading. */
+struct cv_papi {
+	uint32_t names[16];
+	unsigned n;
+	int strict;
 };
 
 /* Attributes of an Enter.  The value of a string attribute is a string id. */
@@ -117,6 +138,18 @@ struct cv_team {
 	uint32_t nmembers, cap;
 };
 
+enum cv_loc_kind {
+	CV_LOC_THREAD = 0, /* a thread of the program */
+	CV_LOC_METRIC,	   /* the sampler's metrics of a process (or of its node) */
+	CV_LOC_CORE,	   /* --core-view: a CPU core; `process` is the host's index */
+};
+
+/* A stretch of time one thread ran on one CPU (--core-view). */
+struct cv_core_span {
+	uint32_t host, cpu, region;
+	uint64_t from, to;
+};
+
 struct cv_loc {
 	uint64_t id;	  /* (thread index << 32) | process index */
 	uint32_t process; /* index into cv.procs */
@@ -124,6 +157,9 @@ struct cv_loc {
 	uint32_t name;	  /* string id */
 	uint64_t nevents; /* events written (the backend counts) */
 	void *out;	  /* the backend's per-location state */
+	uint32_t papi;	  /* PAPI set id + 1 of its readings (0: none) */
+	int papi_missed;  /* an Enter or Leave of it had no reading */
+	int kind;	  /* enum cv_loc_kind */
 };
 
 struct cv_stats {
@@ -192,6 +228,7 @@ struct cv {
 	struct sym_table *syms;
 	int progress; /* draw a progress bar on stderr */
 	int verbose;
+	int core_view; /* --core-view: one location per CPU core, the threads that ran there */
 
 	/* The registry. */
 	char **strings;
@@ -215,10 +252,38 @@ struct cv {
 	uint32_t nteams, teams_cap;
 	struct cv_strmap *team_map; /* key: process:forker:level:size */
 
+	struct cv_scl *scls; /* call sites */
+	uint32_t nscls, scls_cap;
+	struct cv_strmap *scl_map; /* key: file:line:function */
+	struct cv_ctx *ctxs;	   /* calling contexts (LIBTRACE_CALLSITE_DEPTH > 1) */
+	uint32_t nctxs, ctxs_cap;
+	struct cv_strmap *ctx_map; /* key: region:scl:parent */
+	struct cv_papi *papis;	   /* PAPI event sets */
+	uint32_t npapis, papis_cap;
+	/*
+	 * What belongs to the Enter (or Leave) that the record being converted produces: a
+	 * backend writes them with its first Enter (the call site) or first Enter or Leave
+	 * (the PAPI reading) and clears them; the converter clears what is left after each
+	 * record.
+	 */
+	uint32_t cur_scl;	    /* call site id + 1, 0: none */
+	uint32_t cur_ctx;	    /* calling context id + 1, 0: none */
+	uint32_t cur_papi;	    /* PAPI set id + 1 of cur_values, 0: no reading */
+	const uint64_t *cur_values; /* the reading, one value per member of the set */
+
 	struct cv_leak *leaks;
 	size_t nleaks, leaks_cap;
 	char **props; /* archive properties: name, value, name, value... */
 	size_t nprops;
+
+	/* Samplers. */
+	int *node_owner;      /* per host: the process whose node metrics are shown, or -1 */
+	char **sampler_notes; /* why samplers were off: "sampler: reason", once each */
+	size_t nsampler_notes;
+	struct cv_core_span *spans; /* --core-view */
+	size_t nspans, spans_cap;
+	size_t first_core_loc; /* cv->locs[first_core_loc ..] are CV_LOC_CORE locations */
+	uint32_t ncore_hosts;  /* hosts with core locations (location groups after processes) */
 
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */
@@ -227,6 +292,8 @@ struct cv {
 
 /* Registry. */
 uint32_t cv_string(struct cv *cv, const char *text);
+/* For backends, at each Enter and Leave: notes whether it had a PAPI reading (cur_papi). */
+void cv_papi_seen(struct cv *cv, struct cv_loc *l);
 
 /*
  * Converts the trace directory: every process in dirs (from rd_trace_list).  Returns 0,

@@ -39,6 +39,10 @@ static const char usage[] =
     "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
     "      --progress       draw the progress bar even when stderr is not a terminal\n"
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
+    "      --core-view      otf2: add one location per CPU core (group \"CPUs of HOST\")\n"
+    "                       on which each thread that ran there is a region, from\n"
+    "                       the CPU records of LIBTRACE_SAMPLERS=cpu (which thread\n"
+    "                       ran on which core when, as SnuMAP shows it)\n"
     "  -h, --help           this text\n"
     "\n"
     "Code addresses (thread start routines) are named through each process's memory\n"
@@ -228,11 +232,12 @@ int main(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'},
 	    {"progress", no_argument, NULL, 'P'},
 	    {"debug-dir", required_argument, NULL, 'D'},
+	    {"core-view", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
-	int quiet = 0, progress = isatty(2), c;
+	int quiet = 0, progress = isatty(2), core_view = 0, c;
 	const struct backend *be = &backends[0];
 	while ((c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -260,6 +265,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			debug_dir = optarg;
+			break;
+		case 'C':
+			core_view = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -333,6 +341,11 @@ int main(int argc, char **argv)
 
 	char outbuf[PATH_MAX + 8];
 	int paraver = be->ops == &cv_prv_ops;
+	if (paraver && core_view) {
+		fprintf(stderr, "trace2otf2: --core-view is for OTF2 archives (Vampir)\n");
+		free_list(dirs, ndirs);
+		return EXIT_USAGE;
+	}
 	if (!out) {
 		snprintf(outbuf, sizeof(outbuf), "%s%s", in, paraver ? "" : ".otf2");
 		out = outbuf;
@@ -350,6 +363,7 @@ int main(int argc, char **argv)
 	struct cv cv = {0};
 	cv.ops = be->ops;
 	cv.progress = progress && !quiet;
+	cv.core_view = core_view;
 #ifdef LIBTRACE_HAVE_BFD
 	cv.syms = sym_table_new(&sym_bfd_ops, debug_dir);
 #else
@@ -401,6 +415,8 @@ int main(int argc, char **argv)
 		if (status == EXIT_DAMAGED)
 			fprintf(stderr, "; the trace is damaged: what was valid is converted");
 		fputs(".\n", stderr);
+		for (size_t i = 0; i < cv.nsampler_notes; i++)
+			fprintf(stderr, "trace2otf2: sampler %s\n", cv.sampler_notes[i]);
 		print_kokkos_memory(&cv);
 	}
 	be->free(&cv);

@@ -29,7 +29,10 @@
 #define DEF_CHUNK  (4u * 1024u * 1024u)
 #define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
 
-enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_COUNT };
+enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_COUNT };
+
+/* PAPI metric classes and members: refs after the converter's own metrics. */
+#define PAPI_CLASS(cv, k) ((OTF2_MetricRef)((cv)->nmetrics + (k)))
 
 /* The converter's attributes (enum cv_attr_id), after ours. */
 static const struct {
@@ -223,15 +226,51 @@ static int location_end(struct cv *cv, struct cv_loc *l)
 	return o->error != OTF2_SUCCESS ? -1 : 0;
 }
 
+/*
+ * What the record being converted adds to its first Enter or Leave (convert.h, cv.cur_*):
+ * the PAPI reading as a Metric event of its synchronous class just before, at the same
+ * time; on an Enter, the call site (and the call path) as attributes, added to the list
+ * the Enter is written with.  Returns that list, or NULL when it stays empty.
+ */
+static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t, int is_enter)
+{
+	struct out *o = cv->out;
+	cv_papi_seen(cv, l);
+	if (cv->cur_papi) {
+		const struct cv_papi *ps = &cv->papis[cv->cur_papi - 1];
+		OTF2_Type types[16];
+		OTF2_MetricValue v[16];
+		for (unsigned i = 0; i < ps->n; i++) {
+			types[i] = OTF2_TYPE_UINT64;
+			v[i].unsigned_int = cv->cur_values[i];
+		}
+		check(cv,
+		      OTF2_EvtWriter_Metric(l->out, NULL, t, PAPI_CLASS(cv, cv->cur_papi - 1),
+					    (uint8_t)ps->n, types, v),
+		      "Metric");
+		cv->cur_papi = 0;
+	}
+	if (!is_enter || !o->attrs || (!cv->cur_scl && !cv->cur_ctx))
+		return NULL;
+	if (cv->cur_scl)
+		OTF2_AttributeList_AddSourceCodeLocationRef(o->attrs, ATTR_CALLSITE,
+							    cv->cur_scl - 1);
+	if (cv->cur_ctx)
+		OTF2_AttributeList_AddCallingContextRef(o->attrs, ATTR_CALLPATH, cv->cur_ctx - 1);
+	cv->cur_scl = cv->cur_ctx = 0;
+	return o->attrs;
+}
+
 static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
 {
-	check(cv, OTF2_EvtWriter_Enter(l->out, NULL, t, region), "Enter");
+	OTF2_AttributeList *a = decorate(cv, l, t, 1);
+	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
 {
 	struct out *o = cv->out;
-	OTF2_AttributeList *a = NULL;
+	OTF2_AttributeList *a = decorate(cv, l, t, 0);
 	if (closed && o->attrs &&
 	    OTF2_AttributeList_AddUint8(o->attrs, ATTR_CLOSED, 1) == OTF2_SUCCESS)
 		a = o->attrs;
@@ -310,6 +349,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 {
 	struct out *o = cv->out;
 	OTF2_AttributeList *a = o->attrs;
+	decorate(cv, l, t, 1);
 	for (unsigned i = 0; a && i < n; i++) {
 		OTF2_AttributeRef ref = ATTR_COUNT + attrs[i].id;
 		OTF2_ErrorCode rc =
@@ -462,6 +502,54 @@ static OTF2_StringRef str_ref(uint32_t s)
 }
 
 /* Global definitions, in the order Score-P writes them (dependencies first). */
+/* Call sites, call paths and PAPI metrics (after the strings, regions and metrics). */
+static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
+{
+	for (uint32_t i = 0; i < cv->nscls; i++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, i, str_ref(cv->scls[i].file),
+								   cv->scls[i].line),
+		      "SourceCodeLocation");
+	for (uint32_t i = 0; i < cv->nctxs; i++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteCallingContext(
+			  g, i, cv->ctxs[i].region, cv->ctxs[i].scl,
+			  cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
+					     : OTF2_UNDEFINED_CALLING_CONTEXT),
+		      "CallingContext");
+	/* PAPI: one member per event of each set (values since the thread's start), one
+	 * synchronous class per set, STRICT where every Enter and Leave of every location
+	 * that used it carried a reading. */
+	uint32_t member = cv->nmetrics;
+	for (uint32_t k = 0; k < cv->npapis; k++) {
+		struct cv_papi *ps = &cv->papis[k];
+		OTF2_MetricMemberRef members[16];
+		for (unsigned i = 0; i < ps->n; i++) {
+			members[i] = member++;
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteMetricMember(
+				  g, members[i], ps->names[i], ps->names[i], OTF2_METRIC_TYPE_PAPI,
+				  OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+				  OTF2_BASE_DECIMAL, 0, cv_string(cv, "#")),
+			      "MetricMember");
+		}
+		int strict = 0;
+		for (size_t i = 0; i < cv->nlocs; i++) {
+			if (cv->locs[i].papi != k + 1)
+				continue;
+			strict = !cv->locs[i].papi_missed;
+			if (!strict)
+				break;
+		}
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteMetricClass(
+			  g, PAPI_CLASS(cv, k), (uint8_t)ps->n, members,
+			  strict ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_SYNCHRONOUS,
+			  OTF2_RECORDER_KIND_CPU),
+		      "MetricClass");
+	}
+}
+
 static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 {
 	struct out *o = cv->out;
@@ -473,7 +561,11 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		 s_closed = cv_string(cv, "libtrace:closed_by_converter"),
 		 s_closed_d = cv_string(cv, "the trace left this region open; the converter "
 					    "closed it at the location's last time stamp"),
-		 s_linux = cv_string(cv, "Linux");
+		 s_linux = cv_string(cv, "Linux"), s_cs = cv_string(cv, "CallSite"),
+		 s_cs_d = cv_string(cv, "where the program made this call (function, file, line)"),
+		 s_cp = cv_string(cv, "CallPath"),
+		 s_cp_d = cv_string(cv, "the call path that made this call "
+					"(LIBTRACE_CALLSITE_DEPTH frames)");
 	uint32_t s_attr[CV_ATTR_COUNT][2], s_kokkos = cv_string(cv, "Kokkos");
 	for (int i = 0; i < CV_ATTR_COUNT; i++) {
 		s_attr[i][0] = cv_string(cv, cv_attrs[i].name);
@@ -502,6 +594,13 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		snprintf(name, sizeof(name), "Thread team %u (%u threads, thread %u of %s)", k,
 			 tm->size, tm->forker, cv->strings[cv->procs[tm->process].name]);
 		s_comm[cv->max_procs + k] = cv_string(cv, name);
+	}
+	/* --core-view: a location group per host for its CPUs, after the processes'. */
+	uint32_t *s_cores = calloc(cv->ncore_hosts + 1, sizeof(*s_cores));
+	for (uint32_t h = 0; s_cores && h < cv->ncore_hosts; h++) {
+		char name[400];
+		snprintf(name, sizeof(name), "CPUs of %s", cv->strings[cv->hosts[h]]);
+		s_cores[h] = cv_string(cv, name);
 	}
 	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
 	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
@@ -561,11 +660,23 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 							      1 + p->host, creator),
 		      "LocationGroup");
 	}
+	for (uint32_t h = 0; h < cv->ncore_hosts; h++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteLocationGroup(
+			  g, (OTF2_LocationGroupRef)(cv->nprocs + h),
+			  s_cores ? s_cores[h] : s_empty, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1 + h,
+			  OTF2_UNDEFINED_LOCATION_GROUP),
+		      "LocationGroup");
+	free(s_cores);
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		const struct cv_loc *l = &cv->locs[i];
+		/* The samplers' metrics sit on METRIC locations, as Score-P's asynchronous
+		 * metrics do; threads and --core-view CPUs are timelines of regions. */
+		OTF2_LocationType type = l->kind == CV_LOC_METRIC ? OTF2_LOCATION_TYPE_METRIC
+								  : OTF2_LOCATION_TYPE_CPU_THREAD;
 		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocation(
-			  g, l->id, l->name, OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, l->process),
+		      OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, l->nevents,
+							 l->process),
 		      "Location");
 	}
 	for (uint32_t i = 0; i < cv->nregions; i++) {
@@ -643,7 +754,9 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteMetricMember(
 			  g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
-			  OTF2_METRIC_ABSOLUTE_POINT,
+			  /* energy: a running total since the start, whose slope is power */
+			  cv->metrics[m].accumulated ? OTF2_METRIC_ACCUMULATED_START
+						     : OTF2_METRIC_ABSOLUTE_POINT,
 			  cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
 			  OTF2_BASE_DECIMAL, 0, cv->metrics[m].unit),
 		      "MetricMember");
@@ -654,6 +767,7 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			  g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT),
 		      "MetricClass");
 	}
+	write_callsites(cv, g);
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d,
 						  OTF2_TYPE_UINT64),
@@ -661,6 +775,14 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d,
 						  OTF2_TYPE_UINT8),
+	      "Attribute");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CALLSITE, s_cs, s_cs_d,
+						  OTF2_TYPE_SOURCE_CODE_LOCATION),
+	      "Attribute");
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CALLPATH, s_cp, s_cp_d,
+						  OTF2_TYPE_CALLING_CONTEXT),
 	      "Attribute");
 	for (int i = 0; i < CV_ATTR_COUNT; i++)
 		check(cv,

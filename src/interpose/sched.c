@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * sched.c - CPU affinity changes (module pthread): a thread that changes its own affinity
+ * records the CPU it runs on right after the call returns, so that a migration the program
+ * asks for shows at the instant it happened (the sampler thread would see it only at its
+ * next period).  A change of another thread's affinity is left to the sampler.
+ *
+ * Nothing is recorded unless the cpu sampler is on (lt_cpu_records).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../core/lt.h"
+
+#define RESOLVE(name)                                             \
+	do {                                                      \
+		if (unlikely(!real_##name))                       \
+			real_##name = lt_dlsym_next(#name, NULL); \
+	} while (0)
+
+static __typeof__(&sched_setaffinity) real_sched_setaffinity;
+static __typeof__(&pthread_setaffinity_np) real_pthread_setaffinity_np;
+
+/* After a successful change of the calling thread's own affinity. */
+static void moved_self(void)
+{
+	if (!lt_cpu_records)
+		return;
+	int saved = errno;
+	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
+	if (t) {
+		lt_cpu_record(t);
+		lt_finish(t);
+	}
+	errno = saved;
+}
+
+LT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	RESOLVE(sched_setaffinity);
+	if (unlikely(!real_sched_setaffinity)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int ret = real_sched_setaffinity(pid, size, set);
+	if (ret == 0 && lt_cpu_records && (pid == 0 || pid == (pid_t)syscall(SYS_gettid)))
+		moved_self();
+	return ret;
+}
+
+LT_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
+{
+	RESOLVE(pthread_setaffinity_np);
+	if (unlikely(!real_pthread_setaffinity_np))
+		return ENOSYS;
+	int ret = real_pthread_setaffinity_np(thread, size, set);
+	if (ret == 0 && lt_cpu_records && pthread_equal(thread, pthread_self()))
+		moved_self();
+	return ret;
+}

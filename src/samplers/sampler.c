@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * sampler.c - the sampler thread: every LIBTRACE_SAMPLE_PERIOD it runs the samplers chosen
+ * by LIBTRACE_SAMPLERS (energy, temperature, memory, cpu), which write METRIC and CPU
+ * records into the thread's own ring.  The meta file names the thread ("sampler INDEX"), so
+ * the converter shows its records as metrics and never as a program thread.
+ *
+ * The thread is created with the real pthread_create (the program's thread list does not
+ * change), blocks every signal, never takes a lock the program could hold, and stops at
+ * process end: lt_sampler_stop() asks it to finish and waits a bounded time (100 ms), so
+ * that exit is never blocked.  After fork the child starts a sampler of its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/lock.h"
+#include "sampler.h"
+
+static const struct smp_ops *const all_ops[] = {&smp_rapl, &smp_thermal, &smp_memory, &smp_cpu};
+#define NOPS (sizeof(all_ops) / sizeof(all_ops[0]))
+
+enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE };
+
+#define SAMPLER_INDEX 0xfffffff0u /* the sampler thread's index (meta "sampler") */
+
+static struct {
+	uint32_t state; /* S_*: the futex word the thread sleeps on */
+	uint32_t index; /* the sampler thread's index */
+	int on[NOPS];	/* the sampler started and samples */
+} S;
+
+int lt_cpu_records;
+
+uint32_t smp_self_index(void)
+{
+	return S.index;
+}
+
+static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				     void *);
+
+/* ---- sources ---- */
+
+int smp_path(char *buf, size_t len, const char *fmt, ...)
+{
+	int n = snprintf(buf, len, "%s", lt_cfg.sysfs_root);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	/* "/x/" + "/sys/..." is fine for open(2); a trailing slash of the root is dropped. */
+	if (n > 0 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int smp_open(struct smp_src *s, const char *path, int rooted)
+{
+	s->fd = -1;
+	if (rooted) {
+		if (strlen(path) >= sizeof(s->path))
+			return -ENAMETOOLONG;
+		if (path != s->path)
+			strcpy(s->path, path);
+	} else if (smp_path(s->path, sizeof(s->path), "%s", path)) {
+		return -ENAMETOOLONG;
+	}
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Keep clear of the low descriptors programs reuse. */
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	s->fd = fd;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	return 0;
+}
+
+/* s's descriptor if it still names the file s opened; else the file reopened, or -1. */
+static int src_fd(struct smp_src *s)
+{
+	struct stat st;
+	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino &&
+	    st.st_nlink > 0)
+		return s->fd;
+	/* Closed or reused by the program (the number is not ours any more), or the file was
+	 * removed (a sensor that went away): open the path again. */
+	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+		close(s->fd);
+	s->fd = -1;
+	struct smp_src n;
+	if (smp_open(&n, s->path, 1))
+		return -1;
+	s->fd = n.fd;
+	s->dev = n.dev;
+	s->ino = n.ino;
+	return s->fd;
+}
+
+ssize_t smp_pread(struct smp_src *s, char *buf, size_t len, uint64_t off)
+{
+	int fd = src_fd(s);
+	if (fd < 0)
+		return -ENOENT;
+	for (;;) {
+		ssize_t r = pread(fd, buf, len, (off_t)off);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+ssize_t smp_read(struct smp_src *s, char *buf, size_t len)
+{
+	int fd = src_fd(s);
+	if (fd < 0)
+		return -ENOENT;
+	size_t have = 0;
+	while (have < len - 1) {
+		ssize_t r = pread(fd, buf + have, len - 1 - have, (off_t)have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	buf[have] = '\0';
+	return (ssize_t)have;
+}
+
+void smp_close(struct smp_src *s)
+{
+	struct stat st;
+	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+		close(s->fd);
+	s->fd = -1;
+}
+
+ssize_t smp_read_file(const char *path, char *buf, size_t len)
+{
+	struct smp_src s;
+	int err = smp_open(&s, path, 1);
+	if (err)
+		return err;
+	ssize_t n = smp_read(&s, buf, len);
+	smp_close(&s);
+	return n;
+}
+
+/* ---- records ---- */
+
+static uint32_t next_metric;
+
+uint32_t smp_metric(const char *scope, const char *mode, const char *unit, const char *name)
+{
+	uint32_t id = next_metric++;
+	char key[128];
+	snprintf(key, sizeof(key), "metric %u %s %s %s", id, scope, mode, unit);
+	lt_meta_escaped(key, name);
+	return id;
+}
+
+void smp_emit_int(uint32_t metric, int64_t v)
+{
+	struct lt_thread *t = lt_self;
+	if (t)
+		lt_emit1(t, LT_REC_METRIC, LT_VALUE_INT64, metric, (uint64_t)v);
+}
+
+void smp_emit_double(uint32_t metric, double v)
+{
+	struct lt_thread *t = lt_self;
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	if (t)
+		lt_emit1(t, LT_REC_METRIC, LT_VALUE_DOUBLE, metric, bits);
+}
+
+void smp_emit_cpu(uint64_t ts, uint32_t index, int cpu)
+{
+	struct lt_thread *t = lt_self;
+	if (!t)
+		return;
+	uint64_t *p = lt_reserve(t, 3);
+	lt_rec_put(p, ts, LT_REC_CPU, 3, lt_cpu_node(cpu), (uint32_t)cpu);
+	p[2] = index;
+	lt_commit(t);
+}
+
+void smp_off(const char *name, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	lt_meta_escaped2("sampler_off", name, why);
+	lt_info("sampler %s: %s", name, why);
+}
+
+/* ---- the thread ---- */
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	lt_tls_guard = 1; /* nothing this thread does is traced */
+	struct lt_thread *t = lt_thread_register(S.index, LT_NO_THREAD, 0);
+	if (!t) {
+		__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
+		lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+		return NULL;
+	}
+	t->guard = 1;
+	int any = 0;
+	for (size_t i = 0; i < NOPS; i++) {
+		S.on[i] = (lt_cfg.samplers & all_ops[i]->bit) && all_ops[i]->start() == 0;
+		any |= S.on[i];
+	}
+	uint64_t period = lt_cfg.sample_period_ns;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (any && __atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_RUNNING) {
+		for (size_t i = 0; i < NOPS; i++)
+			if (S.on[i])
+				all_ops[i]->sample();
+		/* The next tick of a fixed grid: a slow sample does not shift the others. */
+		next.tv_nsec += (long)(period % 1000000000u);
+		next.tv_sec += (time_t)(period / 1000000000u);
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t wait =
+		    (int64_t)(next.tv_sec - now.tv_sec) * 1000000000 + (next.tv_nsec - now.tv_nsec);
+		if (wait <= 0) { /* late by a period or more: start the grid anew */
+			next = now;
+			continue;
+		}
+		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
+		lt_futex(&S.state, FUTEX_WAIT, S_RUNNING, &ts);
+	}
+	for (size_t i = 0; i < NOPS; i++)
+		if (S.on[i] && all_ops[i]->stop)
+			all_ops[i]->stop();
+	lt_thread_end(t);
+	__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
+	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+	return NULL;
+}
+
+void lt_sampler_prepare(void)
+{
+	lt_cpu_records = 0;
+	if (!lt_cfg.sample_period_ns || !lt_cfg.samplers)
+		return;
+	smp_numa_nodes(); /* the cpu -> node map, before any thread records its CPU */
+	lt_cpu_records = (lt_cfg.samplers & LT_SAMPLE_CPU) != 0;
+}
+
+void lt_sampler_start(void)
+{
+	if (!lt_cfg.sample_period_ns || !lt_cfg.samplers)
+		return;
+	if (!real_pthread_create_fn)
+		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
+	/* An index of its own, far above the program's: theirs stay 0, 1, 2... in order of
+	 * creation, with or without samplers. */
+	S.index = SAMPLER_INDEX;
+	lt_meta_line("sampler %u", S.index);
+	__atomic_store_n(&S.state, S_RUNNING, __ATOMIC_RELEASE);
+	pthread_attr_t attr;
+	sigset_t all;
+	sigfillset(&all);
+	int err = -1;
+	pthread_t th;
+	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
+		pthread_attr_setsigmask_np(&attr, &all); /* the program's signals are not ours */
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		err = real_pthread_create_fn(&th, &attr, sampler_main, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (err) {
+		__atomic_store_n(&S.state, S_IDLE, __ATOMIC_RELEASE);
+		lt_warn("cannot start the sampler thread: %s; no samples",
+			strerror(err > 0 ? err : EAGAIN));
+		lt_meta_escaped2("sampler_off", "all", "the sampler thread could not be started");
+	}
+}
+
+void lt_sampler_stop(int wait)
+{
+	uint32_t expected = S_RUNNING;
+	if (!__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+	if (!wait)
+		return;
+	/* At most 100 ms: a sampler stuck in a read must not hold the exit up. */
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += 100000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_nsec -= 1000000000;
+		end.tv_sec++;
+	}
+	for (;;) {
+		uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
+		if (st == S_DONE)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left =
+		    (int64_t)(end.tv_sec - now.tv_sec) * 1000000000 + (end.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return;
+		struct timespec ts = {0, (long)left};
+		lt_futex(&S.state, FUTEX_WAIT, st, &ts);
+	}
+}
+
+/* In the child of fork: the sampler thread did not come along; forget its sources. */
+void lt_sampler_after_fork_child(void)
+{
+	for (size_t i = 0; i < NOPS; i++) {
+		if (all_ops[i]->after_fork)
+			all_ops[i]->after_fork();
+		S.on[i] = 0;
+	}
+	next_metric = 0;
+	S.state = S_IDLE;
+}

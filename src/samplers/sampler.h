@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sampler.h - the sampler thread's samplers (DESIGN.md 3.5): each one is a small ops
+ * struct that finds its sources once, then reads them every period and writes METRIC (or
+ * CPU) records into the sampler thread's own ring.
+ *
+ * Every path a sampler reads is under LIBTRACE_SYSFS_ROOT (smp_open), so tests can supply a
+ * fake tree; the runtime's own reads (/proc/self/maps, cpuinfo) never move.  Sources are
+ * kept open and read with pread; a descriptor the program closed or reused is noticed
+ * (device and inode) and the file reopened by path.
+ *
+ * State lives in static arrays of fixed size, never on the heap: after fork the child
+ * forgets the parent's sources (closing only descriptors that are still ours) and starts
+ * over, whatever the sampler thread was doing at the instant of the fork.
+ */
+#ifndef LIBTRACE_SAMPLER_H
+#define LIBTRACE_SAMPLER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/lt.h"
+
+/* A file a sampler reads again and again. */
+struct smp_src {
+	int fd; /* -1: closed */
+	dev_t dev;
+	ino_t ino;
+	char path[320];
+};
+
+/* root + the path formatted from fmt, into buf.  0, or -ENAMETOOLONG. */
+LT_HIDDEN int smp_path(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Opens the file at root + path (already root-prefixed when `rooted`).  0 or -errno. */
+LT_HIDDEN int smp_open(struct smp_src *s, const char *path, int rooted);
+/* Reads the whole file (up to len - 1 bytes) from offset 0 and NUL-terminates it.  The
+ * length, or -errno (-ENOENT when the file is gone for good). */
+LT_HIDDEN ssize_t smp_read(struct smp_src *s, char *buf, size_t len);
+/* pread of s at `off`: bytes read, or -errno. */
+LT_HIDDEN ssize_t smp_pread(struct smp_src *s, char *buf, size_t len, uint64_t off);
+/* Closes s if its descriptor is still the one it opened. */
+LT_HIDDEN void smp_close(struct smp_src *s);
+/* One-shot read of root + path into buf; length or -errno. */
+LT_HIDDEN ssize_t smp_read_file(const char *path, char *buf, size_t len);
+
+/* Declares a metric (a meta "metric" line) and returns its id. */
+LT_HIDDEN uint32_t smp_metric(const char *scope, const char *mode, const char *unit,
+			      const char *name);
+/* A METRIC record on the sampler thread, stamped now. */
+LT_HIDDEN void smp_emit_int(uint32_t metric, int64_t v);
+LT_HIDDEN void smp_emit_double(uint32_t metric, double v);
+/* A CPU record about thread `index`, stamped `ts`. */
+LT_HIDDEN void smp_emit_cpu(uint64_t ts, uint32_t index, int cpu);
+/* Says once why sampler `name` is off or degraded: meta "sampler_off" and an info line. */
+LT_HIDDEN void smp_off(const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The sampler thread's own index (its records are not the program's). */
+LT_HIDDEN uint32_t smp_self_index(void);
+
+struct smp_ops {
+	const char *name;
+	unsigned bit; /* enum lt_sampler */
+	/* Finds the sources on the sampler thread: 0 when it samples, -1 when off (it said
+	 * why through smp_off). */
+	int (*start)(void);
+	void (*sample)(void);
+	void (*stop)(void);	  /* on the sampler thread, at the end */
+	void (*after_fork)(void); /* in the child: forget the parent's sources */
+};
+
+extern LT_HIDDEN const struct smp_ops smp_rapl, smp_thermal, smp_memory, smp_cpu;
+
+/* numa.c: the NUMA topology (cpu -> node), read once at start. */
+LT_HIDDEN int smp_numa_nodes(void);
+
+#endif /* LIBTRACE_SAMPLER_H */

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Call sites: the pthread and OpenMP calls of tests/programs/callsites.c resolve, in the OTF2
+# archive, to the lines that made them (found by their CS_* markers); depth 0 records none;
+# depth 4 adds the callers (a CallingContext chain through outer() and main()).
+. "$(dirname "$0")/lib.sh"
+CONVERT=$BUILD/trace2otf2
+[ -x "$CONVERT" ] || skip "trace2otf2 was not built"
+command -v otf2-print >/dev/null || skip "otf2-print missing (apt-get install otf2-tools)"
+prog=$SRC/tests/programs/callsites.c
+gcc -g -O1 -fno-omit-frame-pointer -fopenmp "$prog" -o "$WORK/callsites" -lpthread ||
+	skip "cannot build callsites.c with gcc -fopenmp"
+line() { grep -n "CS_$1\b" "$prog" | cut -d: -f1; }
+
+# run DEPTH: traces, converts, prints the archive's events and definitions.
+run() {
+	rm -rf "$WORK/t$1" "$WORK/a$1"
+	LIBTRACE_CALLSITE_DEPTH=$1 traced "$WORK/t$1" "$WORK/callsites" >/dev/null ||
+		fail "depth $1: the program failed"
+	"$CONVERT" -q "$WORK/t$1" -o "$WORK/a$1" 2>/dev/null || fail "depth $1: trace2otf2 failed"
+	otf2-print -Werror "$WORK/a$1/traces.otf2" >"$WORK/ev$1" 2>&1 ||
+		fail "depth $1: otf2-print -Werror rejects the archive"
+	otf2-print -G "$WORK/a$1/traces.otf2" >"$WORK/def$1" 2>&1
+}
+
+# site DEPTH REGION: the CallSite attribute ("file:line") of the first Enter of REGION.
+site() {
+	grep -A1 "^ENTER .*Region: \"$2\"" "$WORK/ev$1" | head -2 |
+		sed -n 's/.*"CallSite" <[0-9]*>; SOURCE_CODE_LOCATION; "\([^"]*\)".*/\1/p'
+}
+
+run 1
+for c in "pthread_mutex_lock LOCK" "pthread_mutex_unlock UNLOCK" '!$omp barrier BARRIER'; do
+	region=${c% *} marker=${c##* }
+	want="callsites.c:$(line "$marker")"
+	got=$(site 1 "$region")
+	[[ $got == */$want ]] || fail "depth 1: $region called from '$got', expected $want"
+	echo "depth 1: $region at ${got##*/}"
+done
+! grep -q '"CallPath"' "$WORK/ev1" || fail "depth 1: a call path"
+
+run 0
+! grep -q '"CallSite"' "$WORK/ev0" || fail "depth 0: call sites recorded"
+echo "depth 0: no call sites"
+
+run 4
+[[ $(site 4 pthread_mutex_lock) == */callsites.c:$(line LOCK) ]] || fail "depth 4: lock site"
+for m in OUTER MAIN; do
+	grep -q "^CALLING_CONTEXT .*callsites.c:$(line $m)\"" "$WORK/def4" ||
+		fail "depth 4: no calling context at callsites.c:$(line $m)"
+done
+grep -A1 "^ENTER .*Region: \"pthread_mutex_lock\"" "$WORK/ev4" | grep -q '"CallPath"' ||
+	fail "depth 4: the lock has no call path"
+echo "depth 4: lock_it <- outer (line $(line OUTER)) <- main (line $(line MAIN))"
+echo ok

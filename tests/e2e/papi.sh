@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# PAPI counters with the kernel's software events: per thread, at region enter and leave,
+# monotonic, the task clock consistent with the thread's CPU time (a spinning thread counts
+# about its wall time, a sleeping one about nothing); an event this machine cannot count
+# and a made-up one are each named once, and the run goes on with the others.
+. "$(dirname "$0")/lib.sh"
+CONVERT=$BUILD/trace2otf2
+ls /usr/lib/*/libpapi.so* >/dev/null 2>&1 || skip "libpapi is not installed (apt-get install libpapi7.0)"
+cat >"$WORK/spin.c" <<'C'
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <libtrace/annotate.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static void *spin(void *a) { (void)a; for (int i = 0; i < 10; i++) { ltr_region_begin("spin"); double e = now() + 0.01; while (now() < e) ; ltr_region_end("spin"); } return 0; }
+static void *nap(void *a) { (void)a; for (int i = 0; i < 10; i++) { ltr_region_begin("nap"); usleep(10000); ltr_region_end("nap"); } return 0; }
+int main(void) { pthread_t a, b; pthread_create(&a, 0, spin, 0); pthread_create(&b, 0, nap, 0); pthread_join(a, 0); pthread_join(b, 0); return 0; }
+C
+gcc -O1 -I"$SRC/include" "$WORK/spin.c" -o "$WORK/spin" -L"$BUILD" -ltrace-annotate -lpthread \
+	-Wl,-rpath,"$BUILD" || fail "cannot build the test program"
+LIBTRACE_PAPI_EVENTS=perf::TASK-CLOCK,PAPI_TOT_INS,perf::CONTEXT-SWITCHES,LIBTRACE_NO_SUCH_EVENT \
+	traced "$WORK/t" "$WORK/spin" 2>"$WORK/err" || fail "the traced program failed"
+cat "$WORK/err"
+grep -q "papi 0 perf::TASK-CLOCK" "$WORK"/t/*/meta ||
+	skip "PAPI cannot count perf::TASK-CLOCK here: $(head -3 "$WORK/err")"
+[ "$(grep -c 'LIBTRACE_NO_SUCH_EVENT' "$WORK/err")" = 1 ] || fail "no single message for the made-up event"
+grep -q "papi 1 perf::CONTEXT-SWITCHES" "$WORK"/t/*/meta || fail "CONTEXT-SWITCHES left out"
+if ! grep -q "papi . PAPI_TOT_INS" "$WORK"/t/*/meta; then
+	[ "$(grep -c 'PAPI_TOT_INS' "$WORK/err")" = 1 ] || fail "PAPI_TOT_INS left out without one message"
+fi
+"$DUMP" "$WORK/t" >"$WORK/dump" || fail "trace-dump failed"
+python3 - "$WORK/dump" <<'PY' || fail "readings"
+import collections, re, sys
+vals = collections.defaultdict(list)   # thread -> [(region, task-clock ns, region)]
+pending = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    th = f[1]
+    if f[3] == 'COUNTERS':
+        pending[th] = int(re.search(r'perf::TASK-CLOCK=(\d+)', line).group(1))
+    elif f[3] in ('REGION_ENTER', 'REGION_LEAVE'):
+        assert th in pending, 'a region boundary without a reading: ' + line
+        vals[th].append((f[3], f[4], pending.pop(th)))
+for th, v in vals.items():
+    clocks = [c for _, _, c in v]
+    assert clocks == sorted(clocks), 'thread %s: not monotonic' % th
+    name = v[0][1]
+    inside = sum(v[i + 1][2] - v[i][2] for i in range(0, len(v) - 1, 2)) / 1e6
+    print('thread %s %s: %d readings, task clock inside the regions %.1f ms' % (th, name, len(v), inside))
+    if name == '"spin"':
+        # its CPU time: about its 100 ms of wall time, less when a loaded machine preempts it
+        assert 40 <= inside <= 130, 'a spinning thread (10 x 10 ms) counted %.1f ms' % inside
+    else:
+        assert inside <= 10, 'a sleeping thread counted %.1f ms' % inside
+assert len(vals) == 2, 'readings of %d threads' % len(vals)
+PY
+if [ -x "$CONVERT" ] && command -v otf2-print >/dev/null; then
+	"$CONVERT" -q "$WORK/t" -o "$WORK/a" 2>/dev/null || fail "trace2otf2 failed"
+	otf2-print -Werror "$WORK/a/traces.otf2" >"$WORK/ev" 2>&1 || fail "otf2-print -Werror rejects the archive"
+	otf2-print -G "$WORK/a/traces.otf2" | grep -q '^METRIC_CLASS .*SYNCHRONOUS.*perf::TASK-CLOCK' ||
+		fail "no synchronous PAPI metric class"
+	grep -q '^METRIC .*"perf::TASK-CLOCK"' "$WORK/ev" || fail "no PAPI Metric events"
+	echo "OTF2: synchronous metric class, Metric events"
+fi
+echo ok
