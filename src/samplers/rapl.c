@@ -102,7 +102,8 @@ static int find_powercap(void)
 			if (smp_read_file(path, pname, sizeof(pname)) > 0)
 				chomp(pname);
 		}
-		snprintf(z->name, sizeof(z->name), "RAPL %s%s%s", pname, pname[0] ? " " : "", name);
+		snprintf(z->name, sizeof(z->name), "RAPL %.40s%s%.40s", pname, pname[0] ? " " : "",
+			 name);
 		z->perf_fd = -1;
 		z->scale = 1e-6;
 		z->first = 1;

@@ -98,7 +98,7 @@ static void find_hwmon(void)
 			else
 				snprintf(label, sizeof(label), "%s", base);
 			char name[128];
-			snprintf(name, sizeof(name), "%s %s", buf, label);
+			snprintf(name, sizeof(name), "%.60s %.60s", buf, label);
 			snprintf(path, sizeof(path), "%s/%.63s", devdir, files[f]);
 			add_sensor(path, name);
 		}
