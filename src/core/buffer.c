@@ -428,7 +428,8 @@ void lt_buffer_flush_all(int snapshot_active)
 			continue;
 		for (unsigned i = 0; i < R.chunks; i++) {
 			struct lt_chunk_header *c = chunk_at(s, i);
-			if (chunk_state(c) == LT_CHUNK_ACTIVE && c->used > 0)
+			if (chunk_state(c) == LT_CHUNK_ACTIVE &&
+			    __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) > 0)
 				chunk_write(c);
 		}
 	}
