@@ -10,7 +10,8 @@
  * baseline's at level alpha (for 3 against 3 runs: every candidate run slower than every
  * baseline run).  Improvements are the mirror image.  Regions found on one side only are
  * listed as appeared or vanished, never a reason to refuse; a thread start routine whose
- * line moved ("work @a.c:12" against "work @a.c:14") is matched by its function name.
+ * line moved in its file ("work @a.c:12" against "work @a.c:14") is matched by its
+ * function and file names (not "work @b.c:12").
  * Runs of different programs (executable base names) are not comparable.
  */
 #define _GNU_SOURCE
@@ -206,10 +207,15 @@ static size_t stem(const char *name)
 	return (size_t)(at - name);
 }
 
+/* One function in one file whose line moved: "work @a.c:12" and "work @a.c:14", not
+ * "work @b.c:12" (another file's function of the same name: main, a static helper). */
 static int same_stem(const struct entry *a, const struct entry *b)
 {
-	size_t la = stem(a->name), lb = stem(b->name);
-	return la && la == lb && !strcmp(a->kind, b->kind) && !strncmp(a->name, b->name, la);
+	if (!stem(a->name) || !stem(b->name) || strcmp(a->kind, b->kind))
+		return 0;
+	size_t la = (size_t)(strrchr(a->name, ':') - a->name);
+	size_t lb = (size_t)(strrchr(b->name, ':') - b->name);
+	return la == lb && !strncmp(a->name, b->name, la);
 }
 
 /* Appeared and vanished regions that are one function whose line moved: one entry. */
@@ -346,14 +352,16 @@ static void print_side(FILE *f, const char *label, const struct rp_run *runs, si
 	fprintf(f, "%s: %zu run%s\n", label, n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_run *r = &runs[i];
-		char cmd[256];
+		char cmd[256], trace[1024], host[512];
 		fprintf(f,
 			"  %s\n    %s | %" PRIu64 " process%s, %" PRIu64 " thread%s, %" PRIu64
 			" rank%s | host %s | %s | git %s\n",
-			r->trace, rp_fmt_command(cmd, sizeof(cmd), &r->meta), r->meta.processes,
+			rp_fmt_name(trace, sizeof(trace), r->trace, 0),
+			rp_fmt_command(cmd, sizeof(cmd), &r->meta), r->meta.processes,
 			r->meta.processes == 1 ? "" : "es", r->meta.threads,
 			r->meta.threads == 1 ? "" : "s", r->meta.ranks,
-			r->meta.ranks == 1 ? "" : "s", r->meta.host, r->meta.start,
+			r->meta.ranks == 1 ? "" : "s",
+			rp_fmt_name(host, sizeof(host), r->meta.host, 0), r->meta.start,
 			r->meta.git_revision ? r->meta.git_revision : "-");
 	}
 }
@@ -373,7 +381,7 @@ static void print_list(FILE *f, struct table *t, enum status st, const char *tit
 		"p", "kind", "region");
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = v[i];
-		char b[32], c[32], d[32], ch[32], p[16];
+		char b[32], c[32], d[32], ch[32], p[16], name[4096];
 		if (isfinite(e->ratio))
 			snprintf(ch, sizeof(ch), "%+.1f%%", (e->ratio - 1) * 100);
 		else
@@ -385,9 +393,11 @@ static void print_list(FILE *f, struct table *t, enum status st, const char *tit
 		fprintf(f, "  %12s %12s %12s %9s %7s  %-8s %s",
 			fmt_val(b, sizeof(b), e->bmed, o->metric, 0),
 			fmt_val(c, sizeof(c), e->cmed, o->metric, 0),
-			fmt_val(d, sizeof(d), e->diff, o->metric, 1), ch, p, e->kind, e->name);
+			fmt_val(d, sizeof(d), e->diff, o->metric, 1), ch, p, e->kind,
+			rp_fmt_name(name, sizeof(name), e->name, 0));
 		if (e->cand_name)
-			fprintf(f, "  (candidate: %s)", e->cand_name);
+			fprintf(f, "  (candidate: %s)",
+				rp_fmt_name(name, sizeof(name), e->cand_name, 0));
 		fputc('\n', f);
 	}
 	free(v);
@@ -417,7 +427,7 @@ static void note(struct notes *ns, const char *fmt, ...)
 
 /* What may make the comparison say less than it seems to. */
 static void collect_notes(struct notes *ns, const struct rp_run *base, size_t nb,
-			  const struct rp_run *cand, size_t nc)
+			  const struct rp_run *cand, size_t nc, double alpha)
 {
 	const struct rp_run *all[2] = {base, cand};
 	size_t counts[2] = {nb, nc};
@@ -450,8 +460,19 @@ static void collect_notes(struct notes *ns, const struct rp_run *base, size_t nb
 		note(ns, "the arguments differ");
 	if (strcmp(base[0].meta.host, cand[0].meta.host))
 		note(ns, "the hosts differ: %s and %s", base[0].meta.host, cand[0].meta.host);
-	if (nb < 3 || nc < 3)
+	if (nb < 3 || nc < 3) {
 		note(ns, "fewer than 3 runs on a side: no noise test, the thresholds alone decide");
+	} else {
+		/* Every candidate run slower than every baseline run is the rank test's
+		 * strongest evidence: when even that is above alpha, nothing can regress. */
+		double best = rp_mann_whitney_p(nc, nb, (double)nc * (double)nb);
+		if (best > alpha)
+			note(ns,
+			     "with %zu runs against %zu the rank test cannot reach p <= %g (its "
+			     "smallest p is %.3g): no region can regress or improve; add runs or "
+			     "raise --alpha",
+			     nb, nc, alpha, best);
+	}
 }
 
 static void json_side(struct jw *w, const char *key, const struct rp_run *runs, size_t n)
@@ -480,12 +501,22 @@ static void json_side(struct jw *w, const char *key, const struct rp_run *runs, 
 	jw_end(w);
 }
 
+/* A value of the metric, exactly: an integer as one, a median's half with its ".5". */
 static void json_num(struct jw *w, const char *key, double v)
 {
 	if (!isfinite(v))
 		jw_null(w, key);
 	else if (v == floor(v) && fabs(v) < 9e15)
 		jw_i64(w, key, (int64_t)v);
+	else
+		jw_double_exact(w, key, v);
+}
+
+/* A ratio or a p-value: 6 significant digits say enough. */
+static void json_short(struct jw *w, const char *key, double v)
+{
+	if (!isfinite(v))
+		jw_null(w, key);
 	else
 		jw_double(w, key, v);
 }
@@ -526,8 +557,8 @@ static void write_json(FILE *f, struct table *t, const struct rp_cmp_opts *o,
 			json_num(&w, "baseline_median", e->bmed);
 			json_num(&w, "candidate_median", e->cmed);
 			json_num(&w, "diff", e->diff);
-			json_num(&w, "ratio", e->ratio);
-			json_num(&w, "p_value", e->p);
+			json_short(&w, "ratio", e->ratio);
+			json_short(&w, "p_value", e->p);
 			jw_array(&w, "baseline_values");
 			for (size_t j = 0; j < t->nb; j++)
 				json_num(&w, NULL, e->bv[j]);
@@ -591,7 +622,8 @@ int rp_compare(FILE *out, const struct rp_run *base, size_t nb, const struct rp_
 		} else {
 			print_side(out, "Baseline", base, nb);
 			print_side(out, "Candidate", cand, nc);
-			fprintf(out, "\nVerdict: %s\n", why);
+			char esc[4096];
+			fprintf(out, "\nVerdict: %s\n", rp_fmt_name(esc, sizeof(esc), why, 0));
 		}
 		return RP_EXIT_NOT_COMPARABLE;
 	}
@@ -625,7 +657,7 @@ int rp_compare(FILE *out, const struct rp_run *base, size_t nb, const struct rp_
 	}
 	match_moved(&t);
 	judge(&t, o);
-	collect_notes(&ns, base, nb, cand, nc);
+	collect_notes(&ns, base, nb, cand, nc, o->alpha);
 	for (size_t i = 0; i < t.n; i++)
 		count[t.e[i].st]++;
 	if (count[ST_REGRESSED])
@@ -679,8 +711,10 @@ int rp_compare(FILE *out, const struct rp_run *base, size_t nb, const struct rp_
 		print_side(out, "Candidate", cand, nc);
 		if (ns.n) {
 			fputs("\nNotes:\n", out);
-			for (size_t i = 0; i < ns.n; i++)
-				fprintf(out, "  %s\n", ns.v[i]);
+			for (size_t i = 0; i < ns.n; i++) {
+				char esc[4096];
+				fprintf(out, "  %s\n", rp_fmt_name(esc, sizeof(esc), ns.v[i], 0));
+			}
 		}
 		print_list(out, &t, ST_REGRESSED, "Regressions", o);
 		print_list(out, &t, ST_IMPROVED, "Improvements", o);
@@ -691,7 +725,8 @@ int rp_compare(FILE *out, const struct rp_run *base, size_t nb, const struct rp_
 		else
 			fprintf(out, "\nUnchanged: %zu region%s (--all lists them)\n",
 				count[ST_UNCHANGED], count[ST_UNCHANGED] == 1 ? "" : "s");
-		fprintf(out, "\nVerdict: %s\n", verdict);
+		char esc[4096];
+		fprintf(out, "\nVerdict: %s\n", rp_fmt_name(esc, sizeof(esc), verdict, 0));
 	}
 	for (size_t i = 0; i < ns.n; i++)
 		free(ns.v[i]);

@@ -184,6 +184,15 @@ void jw_double(struct jw *w, const char *key, double val)
 		fputs("null", w->f);
 }
 
+void jw_double_exact(struct jw *w, const char *key, double val)
+{
+	member(w, key);
+	if (isfinite(val))
+		fprintf(w->f, "%.17g", val);
+	else
+		fputs("null", w->f);
+}
+
 void jw_bool(struct jw *w, const char *key, int val)
 {
 	member(w, key);

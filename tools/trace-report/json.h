@@ -35,7 +35,9 @@ void jw_end(struct jw *w); /* closes the innermost object or array */
 void jw_str(struct jw *w, const char *key, const char *val); /* val NULL: null */
 void jw_u64(struct jw *w, const char *key, uint64_t val);
 void jw_i64(struct jw *w, const char *key, int64_t val);
-void jw_double(struct jw *w, const char *key, double val); /* not finite: null */
+void jw_double(struct jw *w, const char *key, double val); /* 6 digits; not finite: null */
+/* The value exactly, in as few digits as %.17g takes (74745600.5, not 7.47456e+07). */
+void jw_double_exact(struct jw *w, const char *key, double val);
 void jw_bool(struct jw *w, const char *key, int val);
 void jw_null(struct jw *w, const char *key);
 void jw_finish(struct jw *w); /* the final newline */

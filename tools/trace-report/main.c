@@ -53,8 +53,9 @@ static const char usage[] =
     "      --metric M       inclusive (default), exclusive: time per run; calls: calls\n"
     "                       per run\n"
     "      --threshold P    relative change that counts, in percent (default 5%)\n"
-    "      --min-diff D     absolute change that counts (default 100us; a unit ns, us,\n"
-    "                       ms or s, or none for ns; calls: a number, default 0)\n"
+    "      --min-diff D     absolute change that counts (default 1ms: shorter changes\n"
+    "                       are noise on a shared machine; a unit ns, us, ms or s, or\n"
+    "                       none for ns; calls: a number, default 0)\n"
     "      --alpha A        the noise test's level (default 0.05)\n"
     "      --force          compare runs of different programs\n"
     "      --json           the comparison as JSON (schema libtrace-compare/1)\n"
@@ -138,19 +139,35 @@ static int add_list(struct inputs *in, const char *list, const struct rp_options
 	struct stat st;
 	if (stat(list, &st) == 0 || !strchr(list, ','))
 		return add_input(in, list, opt);
+	/* An empty element ("a,", "a,,b") is a mistake, never skipped: say which. */
+	size_t k = 1;
+	for (const char *p = list;; p++, k++) {
+		const char *comma = strchr(p, ',');
+		if (comma == p || !*p) {
+			fprintf(stderr, "trace-report: \"%s\": element %zu of the list is empty\n",
+				list, k);
+			return -1;
+		}
+		if (!comma)
+			break;
+		p = comma;
+	}
 	char *copy = strdup(list), *save = NULL;
 	if (!copy)
 		return -1;
-	int rc = 0, n = 0;
+	int rc = 0;
 	for (char *item = strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save), n++)
+	     item = strtok_r(NULL, ",", &save))
 		rc = add_input(in, item, opt);
 	free(copy);
-	if (!rc && !n) {
-		fprintf(stderr, "trace-report: \"%s\": no input named\n", list);
-		rc = -1;
-	}
 	return rc;
+}
+
+/* A usage error: one line said before, then where the whole text is. */
+static int usage_error(void)
+{
+	fputs("try 'trace-report --help'\n", stderr);
+	return RP_EXIT_ERROR;
 }
 
 static void free_inputs(struct inputs *in)
@@ -253,7 +270,7 @@ int main(int argc, char **argv)
 	const char *out_path = NULL, *min_diff_arg = NULL;
 	int json = 0, csv = 0, all = 0, compare = 0, c;
 	long top = 20;
-	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e5, 0.05, 0, 0, 0};
+	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e6, 0.05, 0, 0, 0};
 	struct warnings w = {0};
 	struct rp_options ro = {"/usr/lib/debug", 0, warn_stderr, &w};
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -274,7 +291,7 @@ int main(int argc, char **argv)
 			if (end == optarg || *end || errno || top < 1) {
 				fprintf(stderr, "trace-report: --top %s: not a positive number\n",
 					optarg);
-				return RP_EXIT_ERROR;
+				return usage_error();
 			}
 			break;
 		case OPT_ALL:
@@ -290,7 +307,7 @@ int main(int argc, char **argv)
 				    "trace-report: --threshold %s: expected a percentage such as "
 				    "5%%\n",
 				    optarg);
-				return RP_EXIT_ERROR;
+				return usage_error();
 			}
 			break;
 		case OPT_MIN_DIFF:
@@ -309,7 +326,7 @@ int main(int argc, char **argv)
 				    "trace-report: --metric %s: expected inclusive, exclusive or "
 				    "calls\n",
 				    optarg);
-				return RP_EXIT_ERROR;
+				return usage_error();
 			}
 			break;
 		case OPT_ALPHA:
@@ -319,7 +336,7 @@ int main(int argc, char **argv)
 				fprintf(stderr,
 					"trace-report: --alpha %s: expected a number in (0, 1)\n",
 					optarg);
-				return RP_EXIT_ERROR;
+				return usage_error();
 			}
 			break;
 		case OPT_FORCE:
@@ -337,24 +354,22 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return RP_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RP_EXIT_ERROR;
+		default: /* getopt said what is wrong */
+			return usage_error();
 		}
 	}
 	if (json && csv) {
 		fprintf(stderr, "trace-report: --json and --csv: choose one\n");
-		return RP_EXIT_ERROR;
+		return usage_error();
 	}
 	if (compare) {
 		if (argc - optind != 2) {
-			fprintf(stderr, "trace-report: --compare takes BASELINE and CANDIDATE\n%s",
-				usage);
-			return RP_EXIT_ERROR;
+			fprintf(stderr, "trace-report: --compare takes BASELINE and CANDIDATE\n");
+			return usage_error();
 		}
 		if (csv) {
 			fprintf(stderr, "trace-report: --compare writes text or --json, not CSV\n");
-			return RP_EXIT_ERROR;
+			return usage_error();
 		}
 		if (co.metric == RP_METRIC_CALLS)
 			co.min_diff = 0;
@@ -366,18 +381,18 @@ int main(int argc, char **argv)
 					min_diff_arg,
 					co.metric == RP_METRIC_CALLS
 					    ? "a number of calls"
-					    : "a duration such as 100us (ns, us, ms, s)");
-				return RP_EXIT_ERROR;
+					    : "a duration such as 1ms (ns, us, ms, s)");
+				return usage_error();
 			}
 		}
 		co.json = json;
 		co.all = all;
 	} else if (optind == argc) {
-		fputs(usage, stderr);
-		return RP_EXIT_ERROR;
+		fprintf(stderr, "trace-report: no RUN named\n");
+		return usage_error();
 	} else if (min_diff_arg || co.force) {
 		fprintf(stderr, "trace-report: --min-diff and --force go with --compare\n");
-		return RP_EXIT_ERROR;
+		return usage_error();
 	}
 
 	struct inputs base = {0}, cand = {0};

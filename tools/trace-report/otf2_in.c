@@ -163,6 +163,7 @@ struct group {
 	char **args;
 	uint32_t nargs;
 	int cut, killed; /* markers: files cut short; died without its end record */
+	int cores;	 /* --core-view's "CPUs of <host>": not a process */
 	char *dir;	 /* <host>.<pid>[.<n>] */
 	int ppid;
 };
@@ -205,6 +206,7 @@ struct in {
 	uint64_t attr_tid, attr_closed; /* attribute refs; UINT64_MAX: not defined */
 	uint64_t resolution, offset, length, realtime;
 	int clock;
+	size_t nprocs;		    /* groups that are processes: groups[0 .. nprocs) */
 	size_t nthreads;	    /* locations that are threads */
 	uint64_t first_ns, last_ns; /* of the events */
 	int seen;
@@ -439,7 +441,13 @@ static int link_definitions(struct in *in)
 				      (unsigned long long)in->grefs.ref[i]),
 			       -1;
 		g->pid = pid_of(name);
+		g->cores = !g->pid && !strncmp(name, "CPUs of ", 8);
 	}
+	/* trace2otf2 writes --core-view's groups after the processes': those at the end are
+	 * left out, their CPU locations with them. */
+	in->nprocs = in->grefs.n;
+	while (in->nprocs > 1 && in->groups[in->nprocs - 1].cores)
+		in->nprocs--;
 	uint32_t *threads = calloc(in->grefs.n, sizeof(*threads)); /* per group, so far */
 	if (!threads)
 		return oom(in), -1;
@@ -461,6 +469,8 @@ static int link_definitions(struct in *in)
 		uint64_t id = in->lrefs.ref[i];
 		l->index = (uint32_t)id == in->grefs.ref[l->group] ? (uint32_t)(id >> 32)
 								   : threads[l->group];
+		if (l->group >= in->nprocs) /* a CPU of --core-view */
+			l->thread = 0;
 		threads[l->group] += l->thread;
 		in->nthreads += l->thread;
 	}
@@ -943,7 +953,7 @@ static int read_markers(struct in *in, char *err, size_t errlen)
 /* The processes: directory name, parent, program, as far as the archive tells them. */
 static int name_processes(struct in *in)
 {
-	for (size_t i = 0; i < in->grefs.n; i++) {
+	for (size_t i = 0; i < in->nprocs; i++) {
 		struct group *g = &in->groups[i];
 		char host[256], dir[400];
 		snprintf(host, sizeof(host), "%s", host_of(in, g));
@@ -1092,7 +1102,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 			ri[i].kind = "other";
 		}
 	}
-	for (size_t i = 0; i < in->grefs.n; i++) {
+	for (size_t i = 0; i < in->nprocs; i++) {
 		const struct group *g = &in->groups[i];
 		if (g->exe)
 			snprintf(programs[i], sizeof(programs[i]), "%s", acc_base_name(g->exe));
@@ -1101,7 +1111,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 		pi[i] = (struct acc_process_info){g->dir, host_of(in, g), programs[i],
 						  g->pid, g->ppid,	  !g->killed};
 	}
-	if (acc_build(&in->acc, ri, (uint32_t)in->rrefs.n, pi, in->grefs.n, run))
+	if (acc_build(&in->acc, ri, (uint32_t)in->rrefs.n, pi, in->nprocs, run))
 		goto out;
 
 	struct rp_meta *m = &run->meta;
@@ -1117,7 +1127,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 	for (uint32_t j = 1; j < first->nargs; j++)
 		if (!(m->args[m->nargs++] = json_utf8_dup(first->args[j])))
 			goto out;
-	for (size_t i = 0; i < in->grefs.n; i++) { /* in the order of first use */
+	for (size_t i = 0; i < in->nprocs; i++) { /* in the order of first use */
 		const char *h = host_of(in, &in->groups[i]);
 		int seen = 0;
 		for (size_t j = 0; j < i && !seen; j++)
@@ -1125,7 +1135,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 		if (!seen && !(m->hosts[m->nhosts++] = json_utf8_dup(h)))
 			goto out;
 	}
-	m->processes = in->grefs.n;
+	m->processes = in->nprocs;
 	m->threads = in->nthreads;
 	m->ranks = 1;
 	m->start_unix_ns = in->clock && in->realtime != OTF2_UNDEFINED_TIMESTAMP ? in->realtime : 0;
@@ -1145,7 +1155,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 	t->lost = in->lost;
 	t->truncated = in->truncated;
 	t->unclosed = in->unclosed;
-	for (size_t i = 0; i < in->grefs.n; i++)
+	for (size_t i = 0; i < in->nprocs; i++)
 		t->cut_processes += in->groups[i].cut;
 	t->anomalies = in->acc.anomalies;
 	t->damaged = in->damaged;
@@ -1212,7 +1222,7 @@ int rp_profile_otf2(const char *anchor, const struct rp_options *opt, struct rp_
 	}
 	if (read_definitions(&in, err, errlen))
 		goto out;
-	if (acc_init(&in.acc, in.grefs.n)) {
+	if (acc_init(&in.acc, in.nprocs)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

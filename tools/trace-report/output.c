@@ -28,12 +28,90 @@ char *rp_fmt_ns(char *buf, size_t len, double ns, int sign)
 	return buf;
 }
 
+/* Characters on the screen: the bytes that do not continue a UTF-8 sequence. */
+static size_t screen_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+char *rp_fmt_name(char *buf, size_t len, const char *s, size_t max)
+{
+	size_t n = 0;
+	if (!len)
+		return buf;
+	for (; s && *s && n + 5 <= len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	if (s && *s) { /* did not fit: cut, "..." saying so */
+		size_t w = screen_width(buf);
+		if (!max || max >= w)
+			max = w > 4 ? w - 1 : 4;
+	}
+	if (max > 3 && screen_width(buf) > max) {
+		size_t w = 0, i = 0;
+		for (; buf[i]; i++) {
+			if (((unsigned char)buf[i] & 0xc0) != 0x80 && w++ == max - 3)
+				break;
+		}
+		snprintf(buf + i, len - i, "...");
+	}
+	return buf;
+}
+
+/* A name in a column `width` characters wide (what rp_fmt_name made of it), left-aligned. */
+static void put_cell(FILE *f, const char *cell, size_t width)
+{
+	fputs(cell, f);
+	for (size_t w = screen_width(cell); w < width; w++)
+		putc(' ', f);
+}
+
+/* The width of a column of names: its longest (escaped) value, the header's, at most max. */
+static size_t col_width(size_t width, const char *s, size_t max)
+{
+	char buf[512];
+	size_t w = screen_width(rp_fmt_name(buf, sizeof(buf), s, max));
+	return w > width ? w : width;
+}
+
+#define COL_MAX 40 /* a column of names is at most this wide: longer ones end in "..." */
+
+/* "<process dir>/<thread index>" in at most COL_MAX characters: the index is kept whole. */
+static char *fmt_thread(char *buf, size_t len, const char *who)
+{
+	const char *slash = strrchr(who, '/');
+	char dir[512], idx[64];
+	if (!slash || strlen(slash) >= sizeof(idx) || (size_t)(slash - who) >= sizeof(dir))
+		return rp_fmt_name(buf, len, who, COL_MAX);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - who), who);
+	rp_fmt_name(idx, sizeof(idx), slash, 0);
+	char head[512];
+	rp_fmt_name(head, sizeof(head), dir, COL_MAX - screen_width(idx));
+	size_t n = strlen(head), k = strlen(idx);
+	if (n + k >= len)
+		return rp_fmt_name(buf, len, who, COL_MAX);
+	memcpy(buf, head, n);
+	memcpy(buf + n, idx, k + 1);
+	return buf;
+}
+
 char *rp_fmt_command(char *buf, size_t len, const struct rp_meta *m)
 {
-	size_t n = (size_t)snprintf(buf, len, "%s", m->program ? m->program : "?");
+	char arg[1024];
+	size_t n = (size_t)snprintf(
+	    buf, len, "%s", rp_fmt_name(arg, sizeof(arg), m->program ? m->program : "?", 0));
 	for (size_t i = 0; i < m->nargs && n < len; i++) {
 		int quote = !m->args[i][0] || strpbrk(m->args[i], " \t\"'") != NULL;
-		n += (size_t)snprintf(buf + n, len - n, quote ? " '%s'" : " %s", m->args[i]);
+		n += (size_t)snprintf(buf + n, len - n, quote ? " '%s'" : " %s",
+				      rp_fmt_name(arg, sizeof(arg), m->args[i], 0));
 	}
 	if (n >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4);
@@ -43,14 +121,14 @@ char *rp_fmt_command(char *buf, size_t len, const struct rp_meta *m)
 static void write_meta(FILE *f, const struct rp_run *r)
 {
 	const struct rp_meta *m = &r->meta;
-	char cmd[512], dur[32];
-	fprintf(f, "Profile of %s\n", r->trace);
+	char cmd[512], dur[32], name[1024];
+	fprintf(f, "Profile of %s\n", rp_fmt_name(name, sizeof(name), r->trace, 0));
 	fprintf(f, "  program    %s\n", rp_fmt_command(cmd, sizeof(cmd), m));
-	fprintf(f, "  executable %s\n", m->executable);
-	fprintf(f, "  started    %s on %s", m->start, m->host);
+	fprintf(f, "  executable %s\n", rp_fmt_name(name, sizeof(name), m->executable, 0));
+	fprintf(f, "  started    %s on %s", m->start, rp_fmt_name(name, sizeof(name), m->host, 0));
 	for (size_t i = 0; i < m->nhosts; i++)
 		if (strcmp(m->hosts[i], m->host))
-			fprintf(f, ", %s", m->hosts[i]);
+			fprintf(f, ", %s", rp_fmt_name(name, sizeof(name), m->hosts[i], 0));
 	fprintf(f, ", ran %s (clock %s)\n", rp_fmt_ns(dur, sizeof(dur), (double)m->duration_ns, 0),
 		m->clock);
 	fprintf(f, "  processes  %" PRIu64 ", threads %" PRIu64 ", ranks %" PRIu64 "\n",
@@ -71,8 +149,15 @@ static void write_meta(FILE *f, const struct rp_run *r)
 			" process%s ended abruptly or left files cut short: profiled up "
 			"to where the trace ends\n",
 			t->cut_processes, t->cut_processes == 1 ? "" : "es");
+	if (t->anomalies)
+		fprintf(f,
+			"!! %" PRIu64 " anomalies: records that made no sense (a leave without its "
+			"enter, nesting too deep) were passed over\n",
+			t->anomalies);
 	if (t->unclosed)
-		fprintf(f, "   %" PRIu64 " regions left open were closed at their thread's end\n",
+		fprintf(f,
+			"   %" PRIu64 " regions left open were closed when the process ended (or, "
+			"if it did not end normally, at their thread's last event)\n",
 			t->unclosed);
 }
 
@@ -91,20 +176,34 @@ static void write_regions(FILE *f, const struct rp_run *r, size_t top)
 		fprintf(f, "  (none)\n");
 		return;
 	}
-	fprintf(f, "  %11s %6s %11s %9s %11s %11s %11s %6s  %-14s %-8s %s\n", "exclusive", "%",
-		"inclusive", "calls", "min/call", "mean/call", "max/call", "imbal", "max thread",
-		"kind", "region");
+	size_t wt = strlen("max thread"), wk = strlen("kind");
+	for (size_t i = 0; i < n; i++) {
+		char cell[512];
+		size_t w = screen_width(fmt_thread(cell, sizeof(cell), r->regions[i].max_thread));
+		wt = w > wt ? w : wt;
+		wk = col_width(wk, r->regions[i].kind, COL_MAX);
+	}
+	fprintf(f, "  %11s %6s %11s %9s %11s %11s %11s %6s  ", "exclusive", "%", "inclusive",
+		"calls", "min/call", "mean/call", "max/call", "imbal");
+	put_cell(f, "max thread", wt + 1);
+	put_cell(f, "kind", wk + 1);
+	fputs("region\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_region *g = &r->regions[i];
-		char ex[32], in[32], mn[32], me[32], mx[32];
-		fprintf(f, "  %11s %5.1f%% %11s %9" PRIu64 " %11s %11s %11s %6.2f  %-14s %-8s %s\n",
+		char ex[32], in[32], mn[32], me[32], mx[32], cell[512];
+		fprintf(f, "  %11s %5.1f%% %11s %9" PRIu64 " %11s %11s %11s %6.2f  ",
 			rp_fmt_ns(ex, sizeof(ex), (double)g->excl_ns, 0),
 			total ? 100.0 * (double)g->excl_ns / (double)total : 0.0,
 			rp_fmt_ns(in, sizeof(in), (double)g->incl_ns, 0), g->calls,
 			rp_fmt_ns(mn, sizeof(mn), (double)g->min_ns, 0),
 			rp_fmt_ns(me, sizeof(me), (double)g->mean_ns, 0),
-			rp_fmt_ns(mx, sizeof(mx), (double)g->max_ns, 0), g->imbalance,
-			g->max_thread, g->kind, g->name);
+			rp_fmt_ns(mx, sizeof(mx), (double)g->max_ns, 0), g->imbalance);
+		put_cell(f, fmt_thread(cell, sizeof(cell), g->max_thread), wt + 1);
+		put_cell(f, rp_fmt_name(cell, sizeof(cell), g->kind, COL_MAX), wk + 1);
+		char *name = malloc(strlen(g->name) * 4 + 1); /* the last column: whole */
+		fprintf(f, "%s\n",
+			name ? rp_fmt_name(name, strlen(g->name) * 4 + 1, g->name, 0) : "?");
+		free(name);
 	}
 }
 
@@ -112,13 +211,35 @@ static void write_procs(FILE *f, const struct rp_run *r, size_t top)
 {
 	if (!r->nprocs)
 		return;
-	fprintf(f, "\nProcesses:\n  %-22s %8s %-16s %7s %11s %11s %10s %8s %s\n", "process", "pid",
-		"program", "threads", "lifetime", "in regions", "events", "lost", "ended");
+	/* A process's time in regions adds up its threads': with several threads it can be
+	 * longer than its lifetime. */
+	size_t wp = strlen("process"), wg = strlen("program"), ww = strlen("thread");
 	for (size_t i = 0; i < r->nprocs; i++) {
 		const struct rp_process *p = &r->procs[i];
-		char lt[32], ir[32];
-		fprintf(f, "  %-22s %8d %-16s %7zu %11s %11s %10" PRIu64 " %8" PRIu64 " %s\n",
-			p->name, p->pid, p->program, p->nthreads,
+		char who[512];
+		wp = col_width(wp, p->name, COL_MAX);
+		wg = col_width(wg, p->program, COL_MAX);
+		for (size_t j = 0; j < p->nthreads; j++) {
+			char cell[512];
+			snprintf(who, sizeof(who), "%s/%u", p->name, p->threads[j].index);
+			size_t w = screen_width(fmt_thread(cell, sizeof(cell), who));
+			ww = w > ww ? w : ww;
+		}
+	}
+	fputs("\nProcesses:\n  ", f);
+	put_cell(f, "process", wp + 1);
+	fprintf(f, "%8s ", "pid");
+	put_cell(f, "program", wg + 1);
+	fprintf(f, "%7s %11s %29s %10s %8s %s\n", "threads", "lifetime",
+		"in regions (sum over threads)", "events", "lost", "ended");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct rp_process *p = &r->procs[i];
+		char lt[32], ir[32], cell[512];
+		fputs("  ", f);
+		put_cell(f, rp_fmt_name(cell, sizeof(cell), p->name, COL_MAX), wp + 1);
+		fprintf(f, "%8d ", p->pid);
+		put_cell(f, rp_fmt_name(cell, sizeof(cell), p->program, COL_MAX), wg + 1);
+		fprintf(f, "%7zu %11s %29s %10" PRIu64 " %8" PRIu64 " %s\n", p->nthreads,
 			rp_fmt_ns(lt, sizeof(lt), (double)p->lifetime_ns, 0),
 			rp_fmt_ns(ir, sizeof(ir), (double)p->in_regions_ns, 0), p->events, p->lost,
 			p->ended ? "normally" : "killed or cut short");
@@ -126,18 +247,22 @@ static void write_procs(FILE *f, const struct rp_run *r, size_t top)
 	size_t shown = 0, all = 0;
 	for (size_t i = 0; i < r->nprocs; i++)
 		all += r->procs[i].nthreads;
-	fprintf(f, "\nThreads:\n  %-22s %8s %11s %11s %10s %8s %s\n", "thread", "tid", "lifetime",
-		"in regions", "events", "lost", "name");
+	fputs("\nThreads:\n  ", f);
+	put_cell(f, "thread", ww + 1);
+	fprintf(f, "%8s %11s %11s %10s %8s %s\n", "tid", "lifetime", "in regions", "events", "lost",
+		"name");
 	for (size_t i = 0; i < r->nprocs; i++) {
 		const struct rp_process *p = &r->procs[i];
 		for (size_t j = 0; j < p->nthreads && (!top || shown < top); j++, shown++) {
 			const struct rp_thread *t = &p->threads[j];
-			char who[300], lt[32], ir[32];
+			char who[512], lt[32], ir[32], cell[512], name[1024];
 			snprintf(who, sizeof(who), "%s/%u", p->name, t->index);
-			fprintf(f, "  %-22s %8u %11s %11s %10" PRIu64 " %8" PRIu64 " %s\n", who,
-				t->tid, rp_fmt_ns(lt, sizeof(lt), (double)t->lifetime_ns, 0),
+			fputs("  ", f);
+			put_cell(f, fmt_thread(cell, sizeof(cell), who), ww + 1);
+			fprintf(f, "%8u %11s %11s %10" PRIu64 " %8" PRIu64 " %s\n", t->tid,
+				rp_fmt_ns(lt, sizeof(lt), (double)t->lifetime_ns, 0),
 				rp_fmt_ns(ir, sizeof(ir), (double)t->in_regions_ns, 0), t->events,
-				t->lost, t->name);
+				t->lost, rp_fmt_name(name, sizeof(name), t->name, 0));
 		}
 	}
 	if (shown < all)

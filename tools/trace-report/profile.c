@@ -38,8 +38,14 @@ static void count(struct cv_loc *l, uint64_t t)
 		acc_event(l->out, t);
 }
 
+/* Only the program's threads are profiled: the samplers' metric locations and
+ * --core-view's CPUs (cv_loc.kind) are not threads, and their events count nowhere. */
 static int location_begin(struct cv *cv, struct cv_loc *l)
 {
+	if (l->kind != CV_LOC_THREAD) {
+		l->out = NULL;
+		return 0;
+	}
 	l->out = acc_thread_new(A(cv), l->process, l->index);
 	return l->out ? 0 : -1;
 }

@@ -139,6 +139,12 @@ void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top
 void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
 char *rp_fmt_ns(char *buf, size_t len, double ns, int sign);
+/*
+ * s as a table prints it: bytes below 0x20 and 0x7f (ESC among them) as \xNN, as trace-dump
+ * writes them, so a name cannot move the cursor or change the colours; with max > 3, at most
+ * max characters, a longer one cut with "...".  Also cut to fit len.  Returns buf.
+ */
+char *rp_fmt_name(char *buf, size_t len, const char *s, size_t max);
 /* "slow_region 2 2": program and arguments, shortened to fit len. */
 char *rp_fmt_command(char *buf, size_t len, const struct rp_meta *m);
 

@@ -72,7 +72,7 @@ static void write_run(struct jw *w, const struct rp_run *r)
 		jw_u64(w, "thread_min_ns", g->thread_min_ns);
 		jw_u64(w, "thread_mean_ns", g->thread_mean_ns);
 		jw_u64(w, "thread_max_ns", g->thread_max_ns);
-		jw_double(w, "imbalance", g->imbalance);
+		jw_double_exact(w, "imbalance", g->imbalance); /* prints back the same */
 		jw_str(w, "max_thread", g->max_thread);
 		jw_end(w);
 	}
@@ -326,9 +326,14 @@ static int by_key(const void *x, const void *y)
 static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const char *path,
 		     size_t index)
 {
-	char from[PATH_MAX + 32];
-	snprintf(from, sizeof(from), "%s#%zu", path, index);
-	r->trace = get_str(c, o, "trace", 0, from);
+	/* Named by the file it was read from, then the trace it was made of: a baseline and a
+	 * candidate profiled from one trace path (another day, another build) read apart. */
+	const struct jv *tr = member(c, o, "trace", JV_STRING, 0);
+	if (asprintf(&r->trace, tr ? "%s#%zu (%s)" : "%s#%zu", path, index, tr ? tr->string : "") <
+	    0) {
+		r->trace = NULL;
+		bad(c, "out of memory");
+	}
 	const struct jv *m = member(c, o, "metadata", JV_OBJECT, 1);
 	if (c->failed)
 		return;
