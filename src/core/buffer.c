@@ -62,6 +62,7 @@ static struct {
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed; /* the last write to events failed; io_lock */
+	int io_warned; /* a failed write was reported; io_lock */
 	/* the writer thread */
 	uint32_t wake;
 	int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
@@ -314,11 +315,13 @@ static int slot_drain(unsigned s)
 			break;
 		int err = chunk_write(c);
 		if (err) {
-			if (!R.io_failed)
+			/* Said once per process: on a nearly full disk, writes of small
+			 * chunks may still succeed in between. */
+			if (!R.io_warned)
 				lt_warn("cannot write %s: %s; events stay in the ring, new ones "
 					"are counted as lost until it works again",
 					R.events.path, strerror(-err));
-			R.io_failed = 1;
+			R.io_failed = R.io_warned = 1;
 			return err;
 		}
 		R.io_failed = 0;
