@@ -547,5 +547,11 @@ LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(pri
 
 /* Real functions: resolved with dlsym(RTLD_NEXT) once, lazily. */
 LT_HIDDEN void *lt_dlsym_next(const char *name, const char *version);
+/* Resolves the real function `name` into real_##name once (version: NULL or "GLIBC_2.x"). */
+#define LT_RESOLVE(name, version)                                    \
+	do {                                                         \
+		if (unlikely(!real_##name))                          \
+			real_##name = lt_dlsym_next(#name, version); \
+	} while (0)
 
 #endif /* LIBTRACE_LT_H */

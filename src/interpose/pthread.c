@@ -19,11 +19,7 @@
 /* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
 #define LT_UNPAREN(...) __VA_ARGS__
 
-#define RESOLVE(name, version)                                       \
-	do {                                                         \
-		if (unlikely(!real_##name))                          \
-			real_##name = lt_dlsym_next(#name, version); \
-	} while (0)
+#define RESOLVE(name, version) LT_RESOLVE(name, version)
 
 /*
  * WRAP(name, version, params, args, before, after) defines the wrapper of int name(params):

@@ -16,11 +16,7 @@
 
 #include "../core/lt.h"
 
-#define RESOLVE(name)                                             \
-	do {                                                      \
-		if (unlikely(!real_##name))                       \
-			real_##name = lt_dlsym_next(#name, NULL); \
-	} while (0)
+#define RESOLVE(name) LT_RESOLVE(name, NULL)
 
 static __typeof__(&sched_setaffinity) real_sched_setaffinity;
 static __typeof__(&pthread_setaffinity_np) real_pthread_setaffinity_np;
