@@ -16,11 +16,33 @@
  * 2 us a call here.  Runs with the thread's guard held: no locks, no allocation.
  */
 #define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 
 #include "lt.h"
 
 int lt_callsite_depth;
+
+/* This library's code: frames in it (the trampolines that run a thread's start routine or
+ * an OpenMP outlined function) are the tracer's, not the program's, and are passed over. */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
+		    me < lo + ph->p_memsz) {
+			__atomic_store_n(&self_lo, lo, __ATOMIC_RELAXED);
+			__atomic_store_n(&self_hi, lo + ph->p_memsz, __ATOMIC_RELAXED);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 void lt_callsite_thread(struct lt_thread *t)
 {
@@ -28,7 +50,11 @@ void lt_callsite_thread(struct lt_thread *t)
 	void *addr;
 	size_t size;
 	t->stack_lo = t->stack_hi = 0;
-	if (lt_callsite_depth < 2 || pthread_getattr_np(pthread_self(), &attr))
+	if (lt_callsite_depth < 2)
+		return;
+	if (!__atomic_load_n(&self_hi, __ATOMIC_RELAXED))
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)lt_callsite_deep);
+	if (pthread_getattr_np(pthread_self(), &attr))
 		return;
 	if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
 		t->stack_lo = (uintptr_t)addr;
@@ -44,6 +70,8 @@ void lt_callsite_deep(struct lt_thread *t, uint64_t ts)
 	/* The caller's frames lie above this function's own (the stack grows down). */
 	uintptr_t lo = (uintptr_t)frames, hi = t->stack_hi;
 	uintptr_t fp = t->cs_fp;
+	uintptr_t self0 = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
+	uintptr_t self1 = __atomic_load_n(&self_hi, __ATOMIC_RELAXED);
 	if (lo < t->stack_lo)
 		lo = t->stack_lo;
 	while (n < want && hi) {
@@ -53,7 +81,8 @@ void lt_callsite_deep(struct lt_thread *t, uint64_t ts)
 		uintptr_t next = f[0], ra = f[1];
 		if (ra < 4096)
 			break;
-		frames[n++] = ra;
+		if (ra < self0 || ra >= self1)
+			frames[n++] = ra;
 		if (next <= fp)
 			break;
 		fp = next;

@@ -384,6 +384,7 @@ enum lt_omp_dep {
  *   sampler THREAD               the index of the sampler thread: its records are metrics,
  *                                not the program's
  *   papi I NAME                  PAPI event I (bit I of COUNTERS records), as asked for
+ *   papi_code I CODE             its PAPI event code (0x8000xxxx: a preset; Paraver's type)
  *   papi_modules LIST            the modules whose regions carry COUNTERS records
  *   callsite_depth N             frames per call site at most (frame 1 in the record,
  *                                up to N - 1 in a CALLSITE record)

@@ -178,6 +178,7 @@ void lt_papi_init(void)
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%u", i);
 		lt_meta_escaped2("papi", idx, names[i]);
+		lt_meta_line("papi_code %u %#x", i, (unsigned)codes[i]);
 	}
 	lt_papi_modules = lt_cfg.papi_modules & lt_cfg.modules;
 	char mods[128];

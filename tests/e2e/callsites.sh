@@ -52,4 +52,46 @@ done
 grep -A1 "^ENTER .*Region: \"pthread_mutex_lock\"" "$WORK/ev4" | grep -q '"CallPath"' ||
 	fail "depth 4: the lock has no call path"
 echo "depth 4: lock_it <- outer (line $(line OUTER)) <- main (line $(line MAIN))"
+
+# Paraver: the callers of pthread_mutex_lock (61000000 value 8) and of the OpenMP barrier
+# (60000005), by depth, resolved through the .pcf's value labels.
+"$CONVERT" -q -f paraver "$WORK/t4" -o "$WORK/p4" 2>/dev/null || fail "paraver: trace2otf2 failed"
+python3 "$SRC/tests/e2e/check_prv.py" "$WORK/p4.prv" >/dev/null || fail "paraver: check_prv"
+python3 - "$WORK/p4" "$(line LOCK)" "$(line OUTER)" "$(line MAIN)" "$(line BARRIER)" <<'PY' ||
+import re, sys
+name, lock, outer, main, barrier = sys.argv[1], *sys.argv[2:]
+labels, cur = {}, None
+for line in open(name + '.pcf'):
+    m = re.match(r'0\s+(\d+)\s', line)
+    if m:
+        cur = int(m.group(1))
+        labels[cur] = {}
+    m = re.match(r'(\d+)\s+(.*)', line)
+    if m and cur is not None and not line.startswith('0 '):
+        labels[cur][int(m.group(1))] = m.group(2).strip()
+def callers(pairs):
+    return {t: labels[t][v] for t, v in pairs.items() if 70000000 < t < 90000000}
+want = {
+    (61000000, 8): {70000001: 'lock_it', 80000001: lock + ' (callsites.c)',
+                    70000002: 'outer', 80000002: outer + ' (callsites.c)',
+                    70000003: 'main', 80000003: main + ' (callsites.c)'},
+    (60000005, next(v for v, l in labels[60000005].items() if 'barrier' in l)): {70000001: 'main._omp_fn.0', 80000001: barrier + ' (callsites.c)'},
+}
+found = {}
+for line in open(name + '.prv'):
+    f = line.split(':')
+    if f[0] != '2':
+        continue
+    pairs = {int(f[i]): int(f[i + 1]) for i in range(6, len(f) - 1, 2)}
+    for (t, v), w in want.items():
+        if pairs.get(t) == v and (t, v) not in found:
+            found[(t, v)] = callers(pairs)
+for key, w in want.items():
+    got = found.get(key)
+    assert got is not None, 'no event %d:%d' % key
+    for t, label in w.items():
+        assert got.get(t) == label, 'event %d:%d: caller %d is %r, expected %r' % (*key, t, got.get(t), label)
+    print('paraver: %d:%d called from %s' % (*key, got[80000001]))
+PY
+	fail "paraver: caller events"
 echo ok

@@ -62,5 +62,42 @@ if [ -x "$CONVERT" ] && command -v otf2-print >/dev/null; then
 		fail "no synchronous PAPI metric class"
 	grep -q '^METRIC .*"perf::TASK-CLOCK"' "$WORK/ev" || fail "no PAPI Metric events"
 	echo "OTF2: synchronous metric class, Metric events"
+	# Paraver: Extrae's convention, each counter a delta since the thread's previous reading
+	# (44000000 + hash for native events), so the deltas of a thread add up to its last reading.
+	"$CONVERT" -q -f paraver "$WORK/t" -o "$WORK/p" 2>/dev/null || fail "paraver: trace2otf2 failed"
+	python3 "$SRC/tests/e2e/check_prv.py" "$WORK/p.prv" >/dev/null || fail "paraver: check_prv"
+	python3 - "$WORK/p" "$WORK/dump" <<'PY' || fail "paraver: counter deltas"
+import collections, re, sys
+name, dump = sys.argv[1:]
+ty = None
+for line in open(name + '.pcf'):
+    m = re.match(r'7\s+(4[24]\d{6})\s+perf::TASK-CLOCK ', line)
+    if m:
+        ty = m.group(1)
+assert ty, 'no .pcf type for perf::TASK-CLOCK'
+sums = collections.Counter()
+for line in open(name + '.prv'):
+    f = line.rstrip().split(':')
+    if f[0] == '2':
+        for i in range(6, len(f) - 1, 2):
+            if f[i] == ty:
+                assert int(f[i + 1]) >= 0, 'a negative delta: ' + line
+                sums[':'.join(f[1:5])] += int(f[i + 1])
+last = {}
+for line in open(dump):
+    m = re.search(r'perf::TASK-CLOCK=(\d+)', line)
+    if m:
+        last[line.split()[1]] = int(m.group(1))
+assert sorted(sums.values()) == sorted(last.values()), (sorted(sums.values()), sorted(last.values()))
+print('paraver: type %s, per-thread sums of deltas %s equal the last readings' % (ty, sorted(sums.values())))
+PY
+	# A preset (no PMU here to count one): the same trace with event 0 said to be
+	# PAPI_TOT_INS's code 0x80000032 gets Extrae's type 42000050, which IPC views use.
+	cp -r "$WORK/t" "$WORK/tp"
+	sed -i 's/^papi_code 0 .*/papi_code 0 0x80000032/' "$WORK"/tp/*/meta
+	"$CONVERT" -q -f paraver "$WORK/tp" -o "$WORK/pp" 2>/dev/null || fail "paraver: preset"
+	grep -q '^7 *42000050 *perf::TASK-CLOCK ' "$WORK/pp.pcf" && grep -q ':42000050:' "$WORK/pp.prv" ||
+		fail "paraver: a preset's code does not give type 42000000 + (code & 0xffff)"
+	echo "paraver: preset code 0x80000032 -> type 42000050"
 fi
 echo ok

@@ -230,6 +230,11 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				if (p->papi[i] && i >= p->npapi)
 					p->npapi = i + 1;
 			}
+		} else if (!strcmp(line, "papi_code")) {
+			char *code = strchr(val, ' ');
+			unsigned i = (unsigned)atoi(val);
+			if (code && i < 16)
+				p->papi_code[i] = (uint32_t)strtoul(code + 1, NULL, 0);
 		} else if (!strcmp(line, "exe")) {
 			unescape(val);
 			snprintf(p->exe, sizeof(p->exe), "%s", val);

@@ -77,6 +77,7 @@ struct rd_process {
 	char **kokkos_meta;	   /* "kokkos_meta": key, value, key, value... */
 	char *papi[16];		   /* "papi I NAME": PAPI event I (bit I of COUNTERS), or NULL */
 	unsigned npapi;		   /* highest I + 1 */
+	uint32_t papi_code[16];	   /* "papi_code I CODE": PAPI's event code (0: not said) */
 	size_t nkokkos_meta;	   /* pairs */
 	struct rd_map *maps;
 	size_t nmaps;

@@ -425,11 +425,12 @@ static uint32_t ctx_of(struct cv *cv, uint32_t func, uint32_t scl, uint32_t pare
 /* The PAPI set of process p's "papi" lines (id + 1; 0: none or unusable). */
 static uint32_t papi_set(struct cv *cv, const struct rd_process *p)
 {
-	struct cv_papi s = {{0}, p->npapi, 1};
+	struct cv_papi s = {.n = p->npapi, .strict = 1};
 	for (unsigned i = 0; i < p->npapi; i++) {
 		if (!p->papi[i])
 			return 0;
 		s.names[i] = cv_string(cv, p->papi[i]);
+		s.codes[i] = p->papi_code[i];
 	}
 	if (!s.n)
 		return 0;

@@ -85,6 +85,7 @@ struct cv_ctx {
  * ids).  strict: every Enter and Leave of every location that used it had a reading. */
 struct cv_papi {
 	uint32_t names[16];
+	uint32_t codes[16]; /* PAPI's event codes (0: not recorded) */
 	unsigned n;
 	int strict;
 };

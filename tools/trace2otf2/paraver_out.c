@@ -93,6 +93,12 @@ static const struct {
 #define TY_METRIC	64000000u /* + metric id */
 #define TY_MARKER	69000010u /* + CV_MARK_* */
 #define TY_ATTR		69100000u /* + CV_ATTR_* of integer attributes */
+#define TY_PAPI_SET	41999999u /* the set of counters read: PAPI set id + 1 */
+#define TY_PAPI_PRESET	42000000u /* + (code & 0xffff): a PAPI preset, as a delta */
+#define TY_PAPI_NATIVE	44000000u /* + a hash of the name: a native event, as a delta */
+#define TY_CALLER	70000000u /* + depth: the calling function (string id + 1) */
+#define TY_CALLER_LINE	80000000u /* + depth: the calling line (label string id + 1) */
+#define MAX_CALLER	32u	  /* depths shown (LIBTRACE_CALLSITE_DEPTH's limit) */
 
 /* Region kinds that become one event type each, valued by region id + 1. */
 enum kind {
@@ -210,6 +216,8 @@ struct ploc {
 	uint32_t forking; /* OpenMP forks in progress (the team's master) */
 	int fork_pending; /* forked, its parallel region not entered yet */
 	int begun, ended;
+	uint32_t papi;		/* PAPI set id + 1 of papi_last, 0: no reading yet */
+	uint64_t papi_last[16]; /* the last reading: events are deltas since it */
 };
 
 /* A half of a communication waiting for the other: key -> (loc, time). */
@@ -246,6 +254,11 @@ struct out {
 	struct pmap label_set; /* (type << 32) | string id of the labelled values below */
 	struct label *labels;
 	size_t nlabels, labels_cap;
+	uint32_t *scl_line; /* per call site: its line label's string id + 1 */
+	uint32_t nscl_line;
+	uint32_t (*papi_types)[16]; /* per PAPI set: the event type of each member */
+	uint32_t npapi_types;
+	uint32_t max_caller; /* the deepest caller level written */
 	char error[4096 + 300];
 };
 
@@ -564,6 +577,136 @@ static void event(struct out *o, uint32_t li, uint64_t t, uint32_t type, uint64_
 	put(o, REC_EVENT, li, t, type, value, 0);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* ---- what a record adds to its first Enter or Leave (convert.h, cv.cur_*) ---- */
+
+/* A native event's type: 44000000 + a hash of its name below one million, as Extrae numbers
+ * them; a type another name already has is passed over. */
+static uint32_t native_type(struct out *o, const struct cv *cv, uint32_t name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)cv->strings[name]; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	for (uint32_t k = 0;; k++) {
+		uint32_t type = TY_PAPI_NATIVE + (h + k) % 1000000u;
+		uint32_t owner = name;
+		for (uint32_t s = 0; s < o->npapi_types && owner == name; s++)
+			for (unsigned i = 0; i < cv->papis[s].n; i++)
+				if (o->papi_types[s][i] == type)
+					owner = cv->papis[s].names[i];
+		if (owner == name)
+			return type;
+	}
+}
+
+/* The event types of PAPI set s (made at its first use). */
+static const uint32_t *papi_types(struct cv *cv, uint32_t s)
+{
+	struct out *o = cv->out;
+	while (o->npapi_types <= s) {
+		uint32_t n = o->npapi_types;
+		uint32_t(*a)[16] = realloc(o->papi_types, (n + 1) * sizeof(*a));
+		if (!a) {
+			fail(o, "out of memory", ENOMEM);
+			return NULL;
+		}
+		o->papi_types = a;
+		memset(a[n], 0, sizeof(a[n]));
+		const struct cv_papi *ps = &cv->papis[n];
+		for (unsigned i = 0; i < ps->n; i++) {
+			uint32_t code = ps->codes[i];
+			a[n][i] = (code & 0xc0000000u) == 0x80000000u /* PAPI_PRESET_MASK */
+				      ? TY_PAPI_PRESET + (code & 0xffffu)
+				      : native_type(o, cv, ps->names[i]);
+		}
+		o->npapi_types = n + 1;
+	}
+	return o->papi_types[s];
+}
+
+/* The label "LINE (file)" of call site s, as Extrae writes caller lines: string id. */
+static uint32_t line_label(struct cv *cv, uint32_t s)
+{
+	struct out *o = cv->out;
+	if (s >= o->nscl_line) {
+		uint32_t n = s + 1 > 2 * o->nscl_line ? s + 1 : 2 * o->nscl_line;
+		uint32_t *a = realloc(o->scl_line, n * sizeof(*a));
+		if (!a)
+			return CV_NO_STRING;
+		memset(a + o->nscl_line, 0, (n - o->nscl_line) * sizeof(*a));
+		o->scl_line = a;
+		o->nscl_line = n;
+	}
+	if (!o->scl_line[s]) {
+		const struct cv_scl *c = &cv->scls[s];
+		const char *file = cv->strings[c->file];
+		char text[512];
+		if (c->line && *file)
+			snprintf(text, sizeof(text), "%u (%s)", c->line, base_name(file));
+		else
+			snprintf(text, sizeof(text), "unknown line (%s)", cv->strings[c->function]);
+		o->scl_line[s] = cv_string(cv, text) + 1;
+	}
+	return o->scl_line[s] - 1;
+}
+
+static void caller(struct cv *cv, uint32_t li, uint64_t t, uint32_t depth, uint32_t s)
+{
+	struct out *o = cv->out;
+	uint32_t fn = cv->scls[s].function, line = line_label(cv, s);
+	note_label(o, TY_CALLER + depth, fn);
+	event(o, li, t, TY_CALLER + depth, (uint64_t)fn + 1);
+	if (line != CV_NO_STRING) {
+		note_label(o, TY_CALLER_LINE + depth, line);
+		event(o, li, t, TY_CALLER_LINE + depth, (uint64_t)line + 1);
+	}
+	if (depth > o->max_caller)
+		o->max_caller = depth;
+}
+
+/*
+ * The PAPI reading as events of the counters' types, each the delta since the thread's
+ * previous reading (Extrae's convention), with the set's number when it changes; on an
+ * Enter, the call site as caller events, one function and one line per depth.
+ */
+static void decorate(struct cv *cv, struct cv_loc *l, struct ploc *p, uint64_t t, int is_enter)
+{
+	struct out *o = cv->out;
+	uint32_t li = loc_index(cv, l);
+	cv_papi_seen(cv, l);
+	if (cv->cur_papi) {
+		const struct cv_papi *ps = &cv->papis[cv->cur_papi - 1];
+		const uint32_t *types = papi_types(cv, cv->cur_papi - 1);
+		if (types && p->papi != cv->cur_papi) {
+			event(o, li, t, TY_PAPI_SET, cv->cur_papi);
+			memset(p->papi_last, 0, sizeof(p->papi_last));
+			p->papi = cv->cur_papi;
+		}
+		for (unsigned i = 0; types && i < ps->n; i++) {
+			uint64_t v = cv->cur_values[i], last = p->papi_last[i];
+			uint64_t d = v >= last ? v - last : v; /* a counter that was reset */
+			event(o, li, t, types[i], d > INT64_MAX ? INT64_MAX : d);
+			p->papi_last[i] = v;
+		}
+		cv->cur_papi = 0;
+	}
+	if (!is_enter)
+		return;
+	if (cv->cur_ctx) {
+		uint32_t depth = 1;
+		for (uint32_t c = cv->cur_ctx; c && depth <= MAX_CALLER; c = cv->ctxs[c - 1].parent)
+			caller(cv, li, t, depth++, cv->ctxs[c - 1].scl);
+	} else if (cv->cur_scl) {
+		caller(cv, li, t, 1, cv->cur_scl - 1);
+	}
+	cv->cur_scl = cv->cur_ctx = 0;
+}
+
 static void enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, uint64_t task)
 {
 	struct out *o = cv->out;
@@ -572,6 +715,7 @@ static void enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	if (!p)
 		return;
 	touch(p, t);
+	decorate(cv, l, p, t, 1);
 	if (p->depth == p->cap) {
 		uint32_t cap = p->cap ? 2 * p->cap : 16;
 		struct frame *a = realloc(p->stack, cap * sizeof(*a));
@@ -678,6 +822,7 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 	if (!p || !p->depth)
 		return;
 	touch(p, t);
+	decorate(cv, l, p, t, 0);
 	/* The converter leaves in stack order; the region is the top frame. */
 	uint32_t i = p->depth - 1;
 	(void)region;
@@ -895,12 +1040,6 @@ static void put_label(FILE *f, const char *s)
 		fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 /* A region's value label: "function [file:line]" where known, as Extrae writes them. */
 static void region_label(FILE *f, const struct cv *cv, const struct cv_region *r)
 {
@@ -1046,6 +1185,37 @@ static void write_pcf(struct cv *cv, FILE *f)
 		else
 			fprintf(f, "EVENT_TYPE\n0    %u    %s\n\n\n", type, attr_types[i].label);
 	}
+	struct out *o = cv->out;
+	for (uint32_t d = 1; d <= o->max_caller; d++) {
+		char label[64];
+		snprintf(label, sizeof(label), "Caller at level %u", d);
+		write_labels_of_type(cv, f, TY_CALLER + d, label);
+		snprintf(label, sizeof(label), "Caller line at level %u", d);
+		write_labels_of_type(cv, f, TY_CALLER_LINE + d, label);
+	}
+	if (o->npapi_types) {
+		fprintf(f, "EVENT_TYPE\n0    %u    Active hardware counter set\nVALUES\n",
+			TY_PAPI_SET);
+		for (uint32_t s = 0; s < o->npapi_types; s++) {
+			fprintf(f, "%-6u Set %u:", s + 1, s + 1);
+			for (unsigned i = 0; i < cv->papis[s].n; i++)
+				fprintf(f, " %s", cv->strings[cv->papis[s].names[i]]);
+			fputc('\n', f);
+		}
+		fputs("\n\n", f);
+	}
+	for (uint32_t s = 0; s < o->npapi_types; s++)
+		for (unsigned i = 0; i < cv->papis[s].n; i++) {
+			int seen = 0; /* a type of an earlier set */
+			for (uint32_t s2 = 0; s2 <= s && !seen; s2++)
+				for (unsigned j = 0; j < (s2 < s ? cv->papis[s2].n : i); j++)
+					seen |= o->papi_types[s2][j] == o->papi_types[s][i];
+			if (seen)
+				continue;
+			fprintf(f, "EVENT_TYPE\n7    %u    ", o->papi_types[s][i]);
+			put_label(f, cv->strings[cv->papis[s].names[i]]);
+			fputs(" (delta since the previous reading)\n\n\n", f);
+		}
 	for (uint32_t m = 0; m < cv->nmetrics; m++) {
 		fprintf(f, "EVENT_TYPE\n7    %u    ", TY_METRIC + m);
 		put_label(f, cv->strings[cv->metrics[m].name]);
@@ -1412,6 +1582,8 @@ void cv_prv_free(struct cv *cv)
 	free(o->tasks.slot);
 	free(o->label_set.slot);
 	free(o->labels);
+	free(o->scl_line);
+	free(o->papi_types);
 	if (o->scratch)
 		fclose(o->scratch);
 	free(o->name);
