@@ -302,7 +302,14 @@ static int chunk_write(struct lt_chunk_header *c)
 	h.state = LT_CHUNK_SEALED;
 	h.check = lt_chunk_check(&h);
 	struct iovec iov[2] = {{&h, sizeof(h)}, {c + 1, h.used}};
-	return write_all(fd, iov, 2);
+	/* A write cut short (a full disk) would leave part of a chunk that a later, smaller
+	 * write lands after: give the file back its length, the chunk stays in the ring. */
+	off_t end = lseek(fd, 0, SEEK_END);
+	int err = write_all(fd, iov, 2);
+	if (err && end >= 0 && ftruncate(fd, end) != 0)
+		lt_debug("cannot cut %s back after a failed write: %s", R.events.path,
+			 strerror(errno));
+	return err;
 }
 
 /* Copies the slot's SEALED chunks in ring order and frees them.  io_lock held. */
