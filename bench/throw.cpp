@@ -2,8 +2,9 @@
 /*
  * throw - a C++ exception thrown through 10 frames and caught, in a loop: what tracing with
  * call sites must not slow down (a preloaded library that depends on libunwind makes every
- * throw 25x slower).  Each throw goes through a pthread mutex lock and unlock, so that the
- * traced run records call sites.
+ * throw 25x slower).  Two loops: the bare throw/catch, and the same with a pthread mutex
+ * lock and unlock at the bottom of each throw, so that a traced run records call sites
+ * (bench/throw.sh compares call-site depths on it).
  *
  *   throw [ITERS [REPS [CPU]]]
  */
@@ -14,14 +15,16 @@
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 
-__attribute__((noinline)) static int dive(int depth)
+__attribute__((noinline)) static int dive(int depth, bool lock)
 {
 	if (depth == 0) {
-		pthread_mutex_lock(&m);
-		pthread_mutex_unlock(&m);
+		if (lock) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+		}
 		throw std::runtime_error("bottom");
 	}
-	return dive(depth - 1) + 1;
+	return dive(depth - 1, lock) + 1;
 }
 
 int main(int argc, char **argv)
@@ -34,7 +37,14 @@ int main(int argc, char **argv)
 	volatile long caught = 0;
 	BENCH("throw/catch through 10 frames", iters, reps, {
 		try {
-			dive(10);
+			dive(10, false);
+		} catch (const std::exception &) {
+			caught = caught + 1;
+		}
+	});
+	BENCH("throw/catch + mutex pair", iters, reps, {
+		try {
+			dive(10, true);
 		} catch (const std::exception &) {
 			caught = caught + 1;
 		}
