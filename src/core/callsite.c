@@ -81,7 +81,8 @@ void lt_callsite_deep(struct lt_thread *t, uint64_t ts)
 		uintptr_t next = f[0], ra = f[1];
 		if (ra < 4096)
 			break;
-		if (ra < self0 || ra >= self1)
+		/* (a wrapper with a frame of its own gives frame 1 again first) */
+		if ((ra < self0 || ra >= self1) && (n || ra != t->cs_ra || fp != t->cs_fp))
 			frames[n++] = ra;
 		if (next <= fp)
 			break;

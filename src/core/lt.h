@@ -366,6 +366,20 @@ LT_HIDDEN void lt_callsite_thread(struct lt_thread *t); /* notes the thread's st
 	((t)->cs_ra = (uint64_t)(uintptr_t)__builtin_return_address(0), \
 	 (t)->cs_fp = LT_FRAME_REGISTER(), (void)0)
 
+/* The same, taken in an exported function before it knows its thread (a helper notes it). */
+struct lt_caller {
+	uint64_t ra;
+	uintptr_t fp;
+};
+#define LT_CALLER() \
+	((struct lt_caller){(uint64_t)(uintptr_t)__builtin_return_address(0), LT_FRAME_REGISTER()})
+
+static inline void lt_note_caller(struct lt_thread *t, struct lt_caller c)
+{
+	t->cs_ra = c.ra;
+	t->cs_fp = c.fp;
+}
+
 /* The call site word of a record stamped `ts` (0: call sites off); depth > 1 writes the
  * CALLSITE record of the outer frames first. */
 static inline uint64_t lt_callsite(struct lt_thread *t, uint64_t ts)
@@ -463,34 +477,35 @@ static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void 
 	lt_emit1(t, LT_REC_CALL_ENTER, fn, 0, (uint64_t)(uintptr_t)obj);
 }
 
-/* lt_call_enter with the call site noted in t. */
-static inline void lt_call_enter_cs(struct lt_thread *t, enum lt_fn fn, const void *obj)
+/* A CALL_ENTER of `n` payload words (n <= 2) with the call site noted in t. */
+static inline void lt_call_enter_n(struct lt_thread *t, enum lt_fn fn, unsigned n, uint64_t p0,
+				   uint64_t p1)
 {
 	uint64_t ts = lt_now();
 	uint64_t ra = lt_callsite(t, ts);
-	unsigned w = 3 + (ra != 0);
+	unsigned w = 2 + n + (ra != 0);
 	uint64_t *p = lt_reserve(t, w);
 	lt_rec_put(p, ts, LT_REC_CALL_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, fn, 0);
-	p[2] = (uint64_t)(uintptr_t)obj;
+	if (n > 0)
+		p[2] = p0;
+	if (n > 1)
+		p[3] = p1;
 	if (ra)
-		p[3] = ra;
+		p[2 + n] = ra;
 	lt_commit(t);
+}
+
+/* lt_call_enter with the call site noted in t. */
+static inline void lt_call_enter_cs(struct lt_thread *t, enum lt_fn fn, const void *obj)
+{
+	lt_call_enter_n(t, fn, 1, (uint64_t)(uintptr_t)obj, 0);
 }
 
 /* A call on two objects (a condition wait: p[0] the condition, p[1] the mutex). */
 static inline void lt_call_enter2(struct lt_thread *t, enum lt_fn fn, const void *obj,
 				  const void *obj2)
 {
-	uint64_t ts = lt_now();
-	uint64_t ra = lt_callsite(t, ts);
-	unsigned w = 4 + (ra != 0);
-	uint64_t *p = lt_reserve(t, w);
-	lt_rec_put(p, ts, LT_REC_CALL_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, fn, 0);
-	p[2] = (uint64_t)(uintptr_t)obj;
-	p[3] = (uint64_t)(uintptr_t)obj2;
-	if (ra)
-		p[4] = ra;
-	lt_commit(t);
+	lt_call_enter_n(t, fn, 2, (uint64_t)(uintptr_t)obj, (uint64_t)(uintptr_t)obj2);
 }
 
 static inline void lt_call_enter0(struct lt_thread *t, enum lt_fn fn)

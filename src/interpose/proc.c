@@ -31,7 +31,9 @@ LT_EXPORT pid_t fork(void)
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
 		return real_fork();
-	lt_call_enter0(t, LT_FN_fork);
+	LT_NOTE_CALLER(t);
+	lt_counters(t, LT_MOD_PROC);
+	lt_call_enter_n(t, LT_FN_fork, 0, 0, 0);
 	t->in_fork = 1;
 	lt_finish(t);
 	pid_t pid = real_fork();
@@ -41,6 +43,7 @@ LT_EXPORT pid_t fork(void)
 	else
 		t->in_fork = 0;
 	if (t && lt_resume(t)) {
+		lt_counters(t, LT_MOD_PROC); /* off in the child (papi.c) */
 		lt_call_leave(t, LT_FN_fork, pid < 0 ? -saved : pid);
 		lt_finish(t);
 	}
@@ -71,7 +74,7 @@ LT_EXPORT void _Exit(int status)
  * child of vfork (which shares the parent's memory, its thread state included) nothing is
  * recorded: those records would land in the parent's stream.
  */
-static struct lt_thread *exec_begin(const char *path)
+static struct lt_thread *exec_begin(const char *path, struct lt_caller caller)
 {
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
@@ -80,7 +83,9 @@ static struct lt_thread *exec_begin(const char *path)
 		lt_finish(t);
 		return NULL;
 	}
-	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_execve, 0, lt_string_id(t, path));
+	lt_note_caller(t, caller);
+	lt_counters(t, LT_MOD_PROC);
+	lt_call_enter_n(t, LT_FN_execve, 1, lt_string_id(t, path), 0);
 	lt_before_exec();
 	lt_finish(t);
 	return t;
@@ -90,6 +95,7 @@ static int exec_end(struct lt_thread *t, int ret)
 {
 	int saved = errno;
 	if (t && lt_resume(t)) {
+		lt_counters(t, LT_MOD_PROC);
 		lt_call_leave(t, LT_FN_execve, -saved);
 		lt_finish(t);
 	}
@@ -105,28 +111,28 @@ static __typeof__(&execvpe) real_execvpe;
 LT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	RESOLVE(execve);
-	struct lt_thread *t = exec_begin(path);
+	struct lt_thread *t = exec_begin(path, LT_CALLER());
 	return exec_end(t, real_execve(path, argv, envp));
 }
 
 LT_EXPORT int execv(const char *path, char *const argv[])
 {
 	RESOLVE(execv);
-	struct lt_thread *t = exec_begin(path);
+	struct lt_thread *t = exec_begin(path, LT_CALLER());
 	return exec_end(t, real_execv(path, argv));
 }
 
 LT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	RESOLVE(execvp);
-	struct lt_thread *t = exec_begin(file);
+	struct lt_thread *t = exec_begin(file, LT_CALLER());
 	return exec_end(t, real_execvp(file, argv));
 }
 
 LT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	RESOLVE(execvpe);
-	struct lt_thread *t = exec_begin(file);
+	struct lt_thread *t = exec_begin(file, LT_CALLER());
 	return exec_end(t, real_execvpe(file, argv, envp));
 }
 
@@ -180,13 +186,16 @@ static __typeof__(&posix_spawnp) real_posix_spawnp;
 		struct lt_thread *t = lt_begin(LT_MOD_PROC);                                   \
 		if (!t)                                                                        \
 			return real_##name(pid, path, actions, attr, argv, envp);              \
-		lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_posix_spawn, 0, lt_string_id(t, path));   \
+		LT_NOTE_CALLER(t);                                                             \
+		lt_counters(t, LT_MOD_PROC);                                                   \
+		lt_call_enter_n(t, LT_FN_posix_spawn, 1, lt_string_id(t, path), 0);            \
 		lt_finish(t);                                                                  \
 		pid_t child = 0;                                                               \
 		int ret = real_##name(&child, path, actions, attr, argv, envp);                \
 		if (pid)                                                                       \
 			*pid = child;                                                          \
 		if (lt_resume(t)) {                                                            \
+			lt_counters(t, LT_MOD_PROC);                                           \
 			lt_call_leave(t, LT_FN_posix_spawn, ret == 0 ? child : -ret);          \
 			lt_finish(t);                                                          \
 		}                                                                              \
@@ -256,7 +265,9 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 		lt_kokkos_dlopened(h);
 		return h;
 	}
-	lt_emit1(t, LT_REC_CALL_ENTER, LT_FN_dlopen, 0, lt_string_id(t, name ? name : ""));
+	LT_NOTE_CALLER(t);
+	lt_counters(t, LT_MOD_PROC);
+	lt_call_enter_n(t, LT_FN_dlopen, 1, lt_string_id(t, name ? name : ""), 0);
 	lt_finish(t);
 	void *h = dlopen_as(name, mode, caller);
 	lt_kokkos_dlopened(h);
@@ -266,6 +277,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 			lt_meta_escaped("dlopen", name);
 			lt_meta_maps();
 		}
+		lt_counters(t, LT_MOD_PROC);
 		lt_call_leave(t, LT_FN_dlopen, h != NULL);
 		lt_finish(t);
 	}
@@ -278,10 +290,13 @@ LT_EXPORT int dlclose(void *h)
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
 		return real_dlclose(h);
-	lt_call_enter(t, LT_FN_dlclose, h);
+	LT_NOTE_CALLER(t);
+	lt_counters(t, LT_MOD_PROC);
+	lt_call_enter_cs(t, LT_FN_dlclose, h);
 	lt_finish(t);
 	int ret = real_dlclose(h);
 	if (lt_resume(t)) {
+		lt_counters(t, LT_MOD_PROC);
 		lt_call_leave(t, LT_FN_dlclose, ret);
 		lt_finish(t);
 	}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Call sites: the pthread and OpenMP calls of tests/programs/callsites.c resolve, in the OTF2
-# archive, to the lines that made them (found by their CS_* markers); depth 0 records none;
+# Call sites: the pthread, OpenMP and process calls of tests/programs/callsites.c resolve, in
+# the OTF2 archive, to the lines that made them (found by their CS_* markers); depth 0 records none;
 # depth 4 adds the callers (a CallingContext chain through outer() and main()).
 . "$(dirname "$0")/lib.sh"
 CONVERT=$BUILD/trace2otf2
@@ -30,7 +30,8 @@ site() {
 }
 
 run 1
-for c in "pthread_mutex_lock LOCK" "pthread_mutex_unlock UNLOCK" '!$omp barrier BARRIER'; do
+for c in "pthread_mutex_lock LOCK" "pthread_mutex_unlock UNLOCK" '!$omp barrier BARRIER' \
+	"fork FORK" "dlopen DLOPEN" "dlclose DLCLOSE"; do
 	region=${c% *} marker=${c##* }
 	want="callsites.c:$(line "$marker")"
 	got=$(site 1 "$region")

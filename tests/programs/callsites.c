@@ -2,11 +2,15 @@
 /*
  * callsites - traced calls on known lines, for tests/e2e/callsites.sh: a pthread mutex lock
  * (reached through two functions of its own, for the deeper frames), an OpenMP parallel
- * region and an explicit barrier.  The test finds the lines by their CS_* markers.
+ * region and an explicit barrier, a fork and a dlopen/dlclose.  The test finds the lines by
+ * their CS_* markers.
  */
+#include <dlfcn.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static volatile int counter;
@@ -32,6 +36,14 @@ int main(void)
 		counter++;
 #pragma omp barrier /* CS_BARRIER */
 	}
+	pid_t child = fork(); /* CS_FORK */
+	if (child == 0)
+		_exit(0);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	void *h = dlopen("libm.so.6", RTLD_NOW); /* CS_DLOPEN */
+	if (h)
+		dlclose(h); /* CS_DLCLOSE */
 	printf("%d\n", counter);
 	return 0;
 }
