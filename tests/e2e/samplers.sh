@@ -5,7 +5,8 @@
 # hwmon sensor that disappears mid-run, a thermal zone, two NUMA nodes with numa_maps and
 # statm.  The converted archive (python3-otf2) and the Paraver trace hold exactly those
 # values.  Then the real /proc sources (resident set, each thread's CPU), and a thread that
-# moves itself from CPU 0 to CPU 1: its CPU changes inside the region around the call.
+# moves itself from CPU 0 to CPU 1: its CPU changes inside the region around the call.  The
+# RAPL perf path reads a real kernel counter named in a fake power PMU.
 # RAPL, temperatures and NUMA nodes of the machine itself: tests/e2e/samplers-real.sh.
 . "$(dirname "$0")/lib.sh"
 need_converter
@@ -174,6 +175,36 @@ check(any("Master thread" in r for r in cores["CPU 0"]) and any("Master thread" 
       "--core-view: the main thread on CPU 0 and CPU 1: %s" % cores)
 print("core view: %s" % {k: sorted(v) for k, v in cores.items()})
 EOF
+fi
+
+# ---- RAPL through perf's power PMU (where energy_uj is root-only) ----
+# No power PMU here: a fake tree names the software PMU (type 1) and its cpu-clock event
+# (config 0, ns) with a scale of 1e-9 in its place, so the perf path opens, reads and scales a
+# real CPU-wide kernel counter: "RAPL package 0" then counts CPU 0's clock in seconds,
+# about the run's wall time, rising.
+P=$WORK/perfroot
+mkdir -p "$P/sys/bus/event_source/devices/power/events"
+printf '1\n' >"$P/sys/bus/event_source/devices/power/type"
+printf '0\n' >"$P/sys/bus/event_source/devices/power/cpumask"
+printf 'event=0x00\n' >"$P/sys/bus/event_source/devices/power/events/energy-pkg"
+printf '1e-09\n' >"$P/sys/bus/event_source/devices/power/events/energy-pkg.scale"
+T=$WORK/perf.trace
+LIBTRACE_SAMPLERS=energy LIBTRACE_SYSFS_ROOT=$P traced "$T" "$TESTBIN/steady" 1 10 1 >/dev/null ||
+	fail "steady with the perf energy source"
+if grep -q '^sampler_off energy' "$T"/*/meta; then
+	echo "perf path not tested: $(grep '^sampler_off energy' "$T"/*/meta) (needs root or perf_event_paranoid <= 0)"
+else
+	rm -rf "$WORK/perf.otf2"
+	"$CONVERT" -q "$T" -o "$WORK/perf.otf2" || fail "trace2otf2 (perf energy)"
+	otf2-print "$WORK/perf.otf2/traces.otf2" | sed -n 's/.*"RAPL package 0" <[0-9]*>; DOUBLE; \([0-9.e+-]*\)).*/\1/p' >"$WORK/perf.vals"
+	python3 - "$WORK/perf.vals" <<'PY' || fail "RAPL through perf"
+import sys
+v = [float(x) for x in open(sys.argv[1])]
+assert len(v) >= 20, 'only %d readings of RAPL package 0 in 1 s at 10 ms' % len(v)
+assert v == sorted(v), 'the running total decreased: %s' % v
+assert 0.5 <= v[-1] <= 1.5, 'total %.3f "J" (CPU 0 clock seconds), want about 1' % v[-1]
+print('RAPL through perf (cpu-clock standing in): %d readings, rising to %.3f' % (len(v), v[-1]))
+PY
 fi
 
 # ---- off switches ----
