@@ -13,7 +13,7 @@
 
 struct lt_config lt_cfg;
 
-const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos", NULL};
+const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos", "mpi", NULL};
 
 const char *const lt_sampler_names[] = {"energy", "temperature", "memory", "cpu", NULL};
 
@@ -22,7 +22,7 @@ const struct lt_option lt_options[] = {
      "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
      "directory. Every process writes its own <host>.<pid> sub-directory in it."},
     {"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
-     "Comma-separated modules to record: pthread, proc, user, omp, kokkos; or all, none."},
+     "Comma-separated modules to record: pthread, proc, user, omp, kokkos, mpi; or all, none."},
     {"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
      "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
      "this much per live thread."},
@@ -403,7 +403,10 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 
 const char *lt_foreign_env(const char *name)
 {
-	static const char *const known[] = {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", NULL};
+	static const char *const known[] = {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY",
+					    /* the MPI rank as launchers tell it, before MPI_Init */
+					    "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+					    "SLURM_PROCID", NULL};
 	for (int i = 0; known[i]; i++) {
 		if (strcmp(name, known[i]))
 			continue;

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 3
+#define LT_FORMAT_MINOR 4
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -182,7 +182,60 @@ enum lt_rec_type {
 			       * the converter gives it): sub: mask of the events of the meta
 			       * "papi" lines read (bit i: event i); p[...]: their values since
 			       * the thread's first reading, in bit order */
+	/* MPI (1.4), written through the companion library libtrace-mpi-<abi>.so.  Ranks are
+	 * ranks in the record's communicator; communicator ids are the same in every rank:
+	 * LT_MPI_COMM_WORLD, LT_MPI_COMM_SELF, else (leader's world rank + 1) << 32 | the
+	 * leader's count (the leader is rank 0 of the new communicator); 0: unknown. */
+	LT_REC_MPI_ENTER = 35, /* arg: string id of the function's name (MPI_Send...) */
+	LT_REC_MPI_LEAVE = 36, /* arg: its return code */
+	LT_REC_MPI_P2P = 37,   /* sub: enum lt_mpi_p2p; arg: peer rank (LT_MPI_NO_RANK:
+				* none, MPI_PROC_NULL); p[0]: communicator id; p[1]: tag;
+				* p[2]: bytes; p[3]: request id (non-blocking kinds) */
+	LT_REC_MPI_COLL = 38,  /* a collective, right after its MPI_ENTER: sub: enum
+				* lt_mpi_coll; arg: root rank (LT_MPI_NO_RANK: none); p[0]:
+				* communicator id; p[1]: bytes this rank sends; p[2]: bytes it
+				* receives */
+	LT_REC_MPI_COMM = 39,  /* a communicator this rank belongs to: arg: its size; sub:
+				* index of the first member listed here; p[0]: its id; p[1..]:
+				* the members' world ranks, two per word (low half first) */
 	LT_REC_TYPE_MAX
+};
+
+#define LT_MPI_COMM_WORLD 1u
+#define LT_MPI_COMM_SELF  2u
+#define LT_MPI_NO_RANK	  0xffffffffu
+
+enum lt_mpi_p2p {
+	LT_MPI_SEND = 0,	 /* a blocking send begins */
+	LT_MPI_RECV = 1,	 /* a blocking receive completed (source, tag, bytes: its status) */
+	LT_MPI_ISEND = 2,	 /* a non-blocking send was started: request id */
+	LT_MPI_ISEND_DONE = 3,	 /* it completed (wait or test): p[3] the request id */
+	LT_MPI_IRECV_POSTED = 4, /* a non-blocking receive was posted: request id */
+	LT_MPI_IRECV_DONE = 5,	 /* it completed: source, tag, bytes of its status */
+	LT_MPI_CANCELLED = 6,	 /* a request was cancelled */
+};
+
+/* Collective operations, the sub of MPI_COLL (OTF2's OTF2_CollectiveOp order). */
+enum lt_mpi_coll {
+	LT_MPI_BARRIER = 0,
+	LT_MPI_BCAST = 1,
+	LT_MPI_GATHER = 2,
+	LT_MPI_GATHERV = 3,
+	LT_MPI_SCATTER = 4,
+	LT_MPI_SCATTERV = 5,
+	LT_MPI_ALLGATHER = 6,
+	LT_MPI_ALLGATHERV = 7,
+	LT_MPI_ALLTOALL = 8,
+	LT_MPI_ALLTOALLV = 9,
+	LT_MPI_ALLTOALLW = 10,
+	LT_MPI_ALLREDUCE = 11,
+	LT_MPI_REDUCE = 12,
+	LT_MPI_REDUCE_SCATTER = 13,
+	LT_MPI_SCAN = 14,
+	LT_MPI_EXSCAN = 15,
+	LT_MPI_REDUCE_SCATTER_BLOCK = 16,
+	LT_MPI_CREATE_HANDLE = 17, /* communicator creation (split, dup...) */
+	LT_MPI_DESTROY_HANDLE = 18,
 };
 
 /*
@@ -389,6 +442,10 @@ enum lt_omp_dep {
  *   callsite_depth N             frames per call site at most (frame 1 in the record,
  *                                up to N - 1 in a CALLSITE record)
  *   sampler_off NAME ESCAPED     a sampler that could not run, and why (said once)
+ *   mpi_rank R                   the process is MPI rank R of COMM_WORLD (1.4): from the
+ *                                launcher's variables at start, confirmed at MPI_Init
+ *   mpi_size N                   the size of COMM_WORLD (at MPI_Init)
+ *   mpi_library NAME             the companion library's MPI (openmpi, mpich)
  */
 #define LT_META_MAGIC "libtrace-meta"
 

@@ -191,6 +191,15 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
 	lt_meta_line("pid %d", (int)getpid());
 	lt_meta_line("ppid %d", (int)getppid());
+	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+						"SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *r = lt_foreign_env(rank_vars[i]);
+		if (r && *r >= '0' && *r <= '9') {
+			lt_meta_line("mpi_rank %d", atoi(r));
+			break;
+		}
+	}
 	if (gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		lt_meta_escaped("host", host);

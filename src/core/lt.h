@@ -33,8 +33,10 @@ enum lt_module {
 	LT_MOD_USER = 1u << 2,	  /* the annotation API (ltr_*) */
 	LT_MOD_OMP = 1u << 3,	  /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */
 	LT_MOD_KOKKOS = 1u << 4,  /* the Kokkos profiling interface (kokkosp_*) */
+	LT_MOD_MPI = 1u << 5,	  /* MPI, through the companion library libtrace-mpi-<abi>.so */
 };
-#define LT_MOD_ALL (LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS)
+#define LT_MOD_ALL \
+	(LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS | LT_MOD_MPI)
 
 /* Samplers of the sampler thread, selected by LIBTRACE_SAMPLERS. */
 enum lt_sampler {

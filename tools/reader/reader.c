@@ -44,7 +44,7 @@ static void cutf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *f
 		warn(ctx, msg);
 }
 
-static const char *const rec_names[] = {
+static const char *const rec_names[LT_REC_TYPE_MAX] = {
     [LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
     [LT_REC_THREAD_END] = "THREAD_END",
     [LT_REC_THREAD_CREATE] = "THREAD_CREATE",
@@ -78,6 +78,11 @@ static const char *const rec_names[] = {
     [LT_REC_CPU] = "CPU",
     [LT_REC_CALLSITE] = "CALLSITE",
     [LT_REC_COUNTERS] = "COUNTERS",
+    [LT_REC_MPI_ENTER] = "MPI_ENTER",
+    [LT_REC_MPI_LEAVE] = "MPI_LEAVE",
+    [LT_REC_MPI_P2P] = "MPI_P2P",
+    [LT_REC_MPI_COLL] = "MPI_COLL",
+    [LT_REC_MPI_COMM] = "MPI_COMM",
 };
 
 static const char *const omp_names[] = {
@@ -100,6 +105,25 @@ static const char *const kokkos_names[] = {
 const char *rd_kokkos_name(unsigned kind)
 {
 	return kind < LT_KOKKOS_MAX ? kokkos_names[kind] : "Kokkos (unknown)";
+}
+
+/*
+ * The most words a record of each type has, its call-site word included (format.h):
+ * records of a fixed shape have at most 8; the others as their payload allows.  A record
+ * above its bound is damage, even where its type byte and length fit the chunk.
+ */
+static unsigned max_words(unsigned type)
+{
+	switch (type) {
+	case LT_REC_CALLSITE:
+		return 2 + 32;
+	case LT_REC_COUNTERS:
+		return 2 + 16;
+	case LT_REC_MPI_COMM:
+		return LT_REC_WORDS_MAX;
+	default:
+		return 8;
+	}
 }
 
 const char *rd_rec_name(unsigned type)
@@ -722,7 +746,8 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 		}
 		unsigned type = r->type & ~LT_REC_F_CALLSITE;
 		if (r->words < 2 || c->pos + size > ch->used || type == 0 ||
-		    type >= LT_REC_TYPE_MAX || (type != r->type && r->words < 3)) {
+		    type >= LT_REC_TYPE_MAX || (type != r->type && r->words < 3) ||
+		    r->words > max_words(type)) {
 			warnf(c->warn, c->wctx, c->p,
 			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
 			      ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path,

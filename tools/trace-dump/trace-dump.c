@@ -242,6 +242,39 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 					(unsigned long long)pl[k++]);
 			}
 		break;
+	case LT_REC_MPI_ENTER:
+		fputc(' ', d->out);
+		print_id(d->out, p, r->arg);
+		break;
+	case LT_REC_MPI_LEAVE:
+		fprintf(d->out, " rc=%d", (int)r->arg);
+		break;
+	case LT_REC_MPI_P2P: {
+		static const char *const kinds[] = {"send",	  "recv",	  "isend",
+						    "isend_done", "irecv_posted", "irecv_done",
+						    "cancelled"};
+		fprintf(d->out, " %s peer=%d", r->sub < 7 ? kinds[r->sub] : "?", (int)r->arg);
+		if (npl >= 4)
+			fprintf(d->out, " comm=0x%llx tag=%lld bytes=%llu request=%llu",
+				(unsigned long long)pl[0], (long long)pl[1],
+				(unsigned long long)pl[2], (unsigned long long)pl[3]);
+		break;
+	}
+	case LT_REC_MPI_COLL:
+		fprintf(d->out, " op=%u root=%d", r->sub, (int)r->arg);
+		if (npl >= 3)
+			fprintf(d->out, " comm=0x%llx sent=%llu received=%llu",
+				(unsigned long long)pl[0], (unsigned long long)pl[1],
+				(unsigned long long)pl[2]);
+		break;
+	case LT_REC_MPI_COMM:
+		fprintf(d->out, " size=%u first=%u", r->arg, r->sub);
+		if (npl >= 1)
+			fprintf(d->out, " comm=0x%llx ranks=", (unsigned long long)pl[0]);
+		for (unsigned i = 1; i < npl; i++)
+			fprintf(d->out, "%s%u,%u", i > 1 ? "," : "", (unsigned)pl[i],
+				(unsigned)(pl[i] >> 32));
+		break;
 	default:
 		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK) {
 			if (r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * core.c - the MPI companion library's state: libtrace.so's entry points (found with
+ * dlsym), the communicators and the pending non-blocking requests of this process, and
+ * MPI_Init/MPI_Finalize.  The wrappers themselves are generated from mpi.spec.
+ *
+ * Communicators get an id that is the same in every member: rank 0 of a new one makes it
+ * ((its world rank + 1) << 32 | its count) and broadcasts it over the new communicator
+ * (every member is inside the creating call, which is collective).  Requests are tracked
+ * from the call that starts them to the wait or test that completes them, keyed by the
+ * handle's value.  Both tables are fixed arrays with lock-free slots: a wrapper never
+ * allocates or locks (MPI_THREAD_MULTIPLE programs call from several threads).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libtrace/mpi_abi.h"
+#include "ltm.h"
+
+/* ---- libtrace.so ---- */
+
+static struct {
+	__typeof__(&ltr_mpi_enter) enter;
+	__typeof__(&ltr_mpi_leave) leave;
+	__typeof__(&ltr_mpi_p2p) p2p;
+	__typeof__(&ltr_mpi_coll) coll;
+	__typeof__(&ltr_mpi_comm) comm;
+	__typeof__(&ltr_mpi_world) world;
+	int state; /* 0: not looked up yet, 1: found, -1: absent (pass everything through) */
+} lt;
+
+static int lookup(void)
+{
+	int s = __atomic_load_n(&lt.state, __ATOMIC_ACQUIRE);
+	if (s)
+		return s > 0;
+#define FIND(f) (*(void **)&lt.f = dlsym(RTLD_DEFAULT, "ltr_mpi_" #f))
+	int ok = FIND(enter) && FIND(leave) && FIND(p2p) && FIND(coll) && FIND(comm) && FIND(world);
+#undef FIND
+	__atomic_store_n(&lt.state, ok ? 1 : -1, __ATOMIC_RELEASE);
+	return ok;
+}
+
+int ltm_enter(struct ltm_call *c, const char *name, const void *caller)
+{
+	c->t = lookup() ? lt.enter(name, caller) : NULL;
+	return c->t != NULL;
+}
+
+void ltm_leave(struct ltm_call *c, int rc)
+{
+	if (c->t)
+		lt.leave(c->t, rc);
+}
+
+/* ---- lock-free tables keyed by a handle's value ---- */
+
+#define EMPTY 0u
+#define GONE  1u /* a removed entry: lookups go on past it */
+
+struct slot {
+	uint64_t key;
+	uint64_t comm, bytes, id;
+	int64_t tag;
+	uint32_t peer;
+	uint32_t kind;
+};
+
+#define COMMS	 4096
+#define REQUESTS 65536
+static struct slot comms[COMMS], requests[REQUESTS];
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+/* A slot claimed for key (its other fields to be filled by the caller), or NULL: full. */
+static struct slot *claim(struct slot *tab, size_t n, uint64_t key)
+{
+	if (key <= GONE)
+		return NULL;
+	for (size_t i = 0, h = mix(key) % n; i < n; i++, h = (h + 1) % n) {
+		uint64_t k = __atomic_load_n(&tab[h].key, __ATOMIC_ACQUIRE);
+		if (k == EMPTY || k == GONE) {
+			if (__atomic_compare_exchange_n(&tab[h].key, &k, key, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+				return &tab[h];
+		}
+	}
+	return NULL;
+}
+
+static struct slot *find(struct slot *tab, size_t n, uint64_t key)
+{
+	if (key <= GONE)
+		return NULL;
+	for (size_t i = 0, h = mix(key) % n; i < n; i++, h = (h + 1) % n) {
+		uint64_t k = __atomic_load_n(&tab[h].key, __ATOMIC_ACQUIRE);
+		if (k == key)
+			return &tab[h];
+		if (k == EMPTY)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void drop(struct slot *s)
+{
+	__atomic_store_n(&s->key, GONE, __ATOMIC_RELEASE);
+}
+
+/* ---- communicators ---- */
+
+static int world_rank = -1;
+static uint64_t created; /* communicators this rank led the creation of */
+
+uint64_t ltm_comm_key(MPI_Comm comm)
+{
+	uint64_t k = 0;
+	memcpy(&k, &comm, sizeof(comm) < sizeof(k) ? sizeof(comm) : sizeof(k));
+	return k;
+}
+
+uint64_t ltm_comm_id(MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD)
+		return LT_MPI_COMM_WORLD;
+	if (comm == MPI_COMM_SELF)
+		return LT_MPI_COMM_SELF;
+	struct slot *s = find(comms, COMMS, ltm_comm_key(comm));
+	return s ? __atomic_load_n(&s->id, __ATOMIC_ACQUIRE) : 0;
+}
+
+int ltm_comm_size(MPI_Comm comm)
+{
+	int n = 0;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+		return 0;
+	return n;
+}
+
+int ltm_comm_rank(MPI_Comm comm)
+{
+	int r = -1;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &r) != MPI_SUCCESS)
+		return -1;
+	return r;
+}
+
+void ltm_comm_new(struct ltm_call *c, MPI_Comm comm)
+{
+	/* Every member must take part in the broadcast, traced or not (a rank whose call is
+	 * not traced would otherwise leave the others waiting). */
+	int inter = 0;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return; /* intercommunicators: regions only */
+	int rank = ltm_comm_rank(comm), size = ltm_comm_size(comm);
+	uint64_t id = 0;
+	if (rank == 0)
+		id = (uint64_t)(world_rank + 1) << 32 | (++created & 0xffffffffu);
+	if (PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, comm) != MPI_SUCCESS || size <= 0)
+		return;
+	struct slot *s = claim(comms, COMMS, ltm_comm_key(comm));
+	if (s)
+		__atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
+	if (!c->t)
+		return;
+	/* Its members' world ranks (creation is not a hot path: the heap for big ones). */
+	int small[256], *in = small, *out = small + 128;
+	if (size > 128 && !(in = malloc(2 * sizeof(int) * (size_t)size)))
+		return;
+	if (size > 128)
+		out = in + size;
+	MPI_Group g, wg;
+	if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+		if (PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+			for (int i = 0; i < size; i++)
+				in[i] = i;
+			if (PMPI_Group_translate_ranks(g, size, in, wg, out) == MPI_SUCCESS)
+				lt.comm(c->t, id, (uint32_t)size, (const uint32_t *)out);
+			PMPI_Group_free(&wg);
+		}
+		PMPI_Group_free(&g);
+	}
+	if (in != small)
+		free(in);
+}
+
+void ltm_comm_free(uint64_t key)
+{
+	struct slot *s = find(comms, COMMS, key);
+	if (s)
+		drop(s);
+}
+
+/* ---- sizes and ranks ---- */
+
+uint64_t ltm_bytes(int count, MPI_Datatype type)
+{
+	int size = 0;
+	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+	    size < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)size;
+}
+
+uint64_t ltm_sum_bytes(const int *counts, MPI_Datatype type, MPI_Comm comm)
+{
+	int n = ltm_comm_size(comm);
+	uint64_t sum = 0;
+	for (int i = 0; counts && i < n; i++)
+		sum += ltm_bytes(counts[i], type);
+	return sum;
+}
+
+uint32_t ltm_rank_arg(int rank)
+{
+	return rank < 0 ? LT_MPI_NO_RANK : (uint32_t)rank;
+}
+
+/* ---- point to point ---- */
+
+static uint64_t next_request; /* request ids of this process */
+
+void ltm_send(struct ltm_call *c, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+{
+	if (c->t && dest != MPI_PROC_NULL)
+		lt.p2p(c->t, LT_MPI_SEND, ltm_rank_arg(dest), ltm_comm_id(comm), tag,
+		       ltm_bytes(count, type), 0);
+}
+
+static uint64_t status_bytes(const MPI_Status *st)
+{
+	int n = 0;
+	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+		return 0;
+	return (uint64_t)n;
+}
+
+void ltm_recv(struct ltm_call *c, MPI_Comm comm, const MPI_Status *st)
+{
+	if (c->t && st && st->MPI_SOURCE != MPI_PROC_NULL && st->MPI_SOURCE >= 0)
+		lt.p2p(c->t, LT_MPI_RECV, (uint32_t)st->MPI_SOURCE, ltm_comm_id(comm), st->MPI_TAG,
+		       status_bytes(st), 0);
+}
+
+uint64_t ltm_req_key(MPI_Request req)
+{
+	uint64_t k = 0;
+	if (req == MPI_REQUEST_NULL)
+		return 0;
+	memcpy(&k, &req, sizeof(req) < sizeof(k) ? sizeof(req) : sizeof(k));
+	return k;
+}
+
+static void track(struct ltm_call *c, unsigned kind, MPI_Comm comm, int peer, int tag,
+		  uint64_t bytes, MPI_Request req)
+{
+	uint64_t id = __atomic_add_fetch(&next_request, 1, __ATOMIC_RELAXED);
+	struct slot *s = claim(requests, REQUESTS, ltm_req_key(req));
+	if (s) {
+		s->comm = ltm_comm_id(comm);
+		s->bytes = bytes;
+		s->id = id;
+		s->tag = tag;
+		s->peer = ltm_rank_arg(peer);
+		s->kind = kind;
+	}
+	lt.p2p(c->t, kind, ltm_rank_arg(peer), ltm_comm_id(comm), tag, bytes, id);
+}
+
+void ltm_isend(struct ltm_call *c, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
+	       MPI_Request req)
+{
+	if (c->t && dest != MPI_PROC_NULL)
+		track(c, LT_MPI_ISEND, comm, dest, tag, ltm_bytes(count, type), req);
+}
+
+void ltm_irecv(struct ltm_call *c, MPI_Comm comm, int source, int tag, MPI_Request req)
+{
+	if (c->t && source != MPI_PROC_NULL)
+		track(c, LT_MPI_IRECV_POSTED, comm, source, tag, 0, req);
+}
+
+void ltm_done(struct ltm_call *c, uint64_t key, const MPI_Status *st)
+{
+	struct slot *s = find(requests, REQUESTS, key);
+	if (!s)
+		return; /* not one of ours (persistent, a collective's, before tracing) */
+	struct slot r = *s;
+	drop(s);
+	if (!c->t)
+		return;
+	int cancelled = 0;
+	if (st && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled) {
+		lt.p2p(c->t, LT_MPI_CANCELLED, r.peer, r.comm, r.tag, 0, r.id);
+	} else if (r.kind == LT_MPI_ISEND) {
+		lt.p2p(c->t, LT_MPI_ISEND_DONE, r.peer, r.comm, r.tag, r.bytes, r.id);
+	} else if (st && st->MPI_SOURCE >= 0) {
+		lt.p2p(c->t, LT_MPI_IRECV_DONE, (uint32_t)st->MPI_SOURCE, r.comm, st->MPI_TAG,
+		       status_bytes(st), r.id);
+	}
+}
+
+/* ---- collectives ---- */
+
+void ltm_coll(struct ltm_call *c, unsigned op, MPI_Comm comm, int root, uint64_t sent,
+	      uint64_t received)
+{
+	if (c->t)
+		lt.coll(c->t, op, ltm_rank_arg(root), ltm_comm_id(comm), sent, received);
+}
+
+/* ---- init and finalize ---- */
+
+static void world(void)
+{
+	int size = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (lookup())
+		lt.world(world_rank, size, LTM_LIBRARY);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	struct ltm_call c;
+	ltm_enter(&c, "MPI_Init", __builtin_return_address(0));
+	int rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS)
+		world();
+	ltm_leave(&c, rc);
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	struct ltm_call c;
+	ltm_enter(&c, "MPI_Init_thread", __builtin_return_address(0));
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS)
+		world();
+	ltm_leave(&c, rc);
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	struct ltm_call c;
+	ltm_enter(&c, "MPI_Finalize", __builtin_return_address(0));
+	int rc = PMPI_Finalize();
+	ltm_leave(&c, rc);
+	return rc;
+}
