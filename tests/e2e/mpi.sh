@@ -6,7 +6,10 @@
 # every rank's trace says its rank; its messages, bytes and collectives equal what the
 # program counted itself; every send is matched by exactly one receive (by communicator,
 # ranks translated through the recorded communicator members, tag, bytes); the program's
-# output is the same as untraced.  Skips an MPI whose companion or launcher is missing.
+# output is the same as untraced; the OTF2 archive has a location group "MPI Rank N" per
+# rank with the MPI calls as MPI-paradigm regions, the Paraver trace passes check_prv.
+# Messages and collectives are not converted yet.  Skips an MPI whose companion or
+# launcher is missing.
 . "$(dirname "$0")/lib.sh"
 prog=$SRC/tests/programs/mpi_patterns.c
 tested=0
@@ -92,6 +95,33 @@ assert s == q, 'unmatched: sends %s, receives %s' % (dict(s - q), dict(q - s))
 print('%d messages, each send matched by its receive; per-rank counts and bytes equal the '
       "program's; %d communicators" % (sum(s.values()), len(members)))
 PY
+	# The archive: one location group "MPI Rank N" per rank, each MPI call an MPI-paradigm
+	# region (as many Enters per rank as the raw trace has MPI_ENTER records); Paraver too.
+	if [ -x "$CONVERT" ] && command -v otf2-print >/dev/null && /usr/bin/python3 -c 'import otf2' 2>/dev/null; then
+		converted "$T" "$WORK/$abi.otf2"
+		/usr/bin/python3 - "$WORK/$abi.otf2/traces.otf2" "$WORK/$abi.dump" "$T" <<'PY' || fail "$abi: archive"
+import collections, glob, os, sys
+import otf2
+archive, dump, trace = sys.argv[1:]
+rank_of = {}
+for meta in glob.glob(os.path.join(trace, '*', 'meta')):
+    for line in open(meta, errors='replace'):
+        if line.startswith('mpi_rank '):
+            rank_of[os.path.basename(os.path.dirname(meta))] = int(line.split()[1])
+want = collections.Counter(rank_of[l.split()[0]] for l in open(dump) if l.split()[3:4] == ['MPI_ENTER'])
+got = collections.Counter()
+with otf2.reader.open(archive) as r:
+    groups = sorted(g.name for g in r.definitions.location_groups if g.location_group_type == otf2.LocationGroupType.PROCESS)
+    assert groups == ['MPI Rank %d' % i for i in range(4)], groups
+    for loc, ev in r.events:
+        if isinstance(ev, otf2.events.Enter) and ev.region.paradigm == otf2.Paradigm.MPI:
+            got[int(loc.group.name.split()[-1])] += 1
+assert got == want, 'MPI Enters per rank %s, MPI_ENTER records %s' % (dict(got), dict(want))
+print('archive: location groups %s, MPI regions per rank %s' % (groups, dict(sorted(got.items()))))
+PY
+		"$CONVERT" -q -f paraver "$T" -o "$WORK/$abi" || fail "$abi: paraver conversion"
+		python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$abi.prv" >/dev/null || fail "$abi: check_prv"
+	fi
 	echo "$abi: ok"
 	tested=$((tested + 1))
 done

@@ -240,6 +240,10 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->pid = atoi(val);
 		} else if (!strcmp(line, "ppid")) {
 			p->ppid = atoi(val);
+		} else if (!strcmp(line, "mpi_rank")) {
+			p->mpi_rank = atoi(val) + 1;
+		} else if (!strcmp(line, "mpi_size")) {
+			p->mpi_size = atoi(val);
 		} else if (!strcmp(line, "host")) {
 			unescape(val);
 			snprintf(p->host, sizeof(p->host), "%s", val);

@@ -69,8 +69,10 @@ struct rd_process {
 	double ns_per_tick; /* fitted to the clock readings */
 	struct rd_sync *syncs;
 	size_t nsyncs;
-	int ended; /* an "end" or "exec" line: the process ended normally */
-	int ompt;  /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
+	int ended;    /* an "end" or "exec" line: the process ended normally */
+	int mpi_rank; /* "mpi_rank R" + 1 (0: none) */
+	int mpi_size; /* "mpi_size N": the process called MPI_Init (0: never) */
+	int ompt; /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
 	uint64_t end_ticks;	   /* and when */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
 	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */

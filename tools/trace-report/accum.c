@@ -317,6 +317,8 @@ const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role)
 		return "pthread";
 	case CV_PARADIGM_PROCESS:
 		return "process";
+	case CV_PARADIGM_MPI:
+		return "mpi";
 	case CV_PARADIGM_OPENMP:
 		return "openmp";
 	case CV_PARADIGM_KOKKOS:

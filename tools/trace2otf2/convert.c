@@ -172,6 +172,31 @@ static uint32_t fn_region(struct cv *cv, unsigned fn)
 	return id;
 }
 
+/* An MPI function's region: point to point, collective or other, by its name. */
+static uint32_t mpi_region(struct cv *cv, const char *name)
+{
+	static const char *const colls[] = {
+	    "Barrier",	  "Bcast",     "Reduce",    "Allreduce",      "Gather",
+	    "Gatherv",	  "Scatter",   "Scatterv",  "Allgather",      "Allgatherv",
+	    "Alltoall",	  "Alltoallv", "Alltoallw", "Reduce_scatter", "Scan",
+	    "Exscan",	  "Ibarrier",  "Ibcast",    "Ireduce",	      "Iallreduce",
+	    "Iallgather", "Ialltoall", "Igather",   "Iscatter",	      "Reduce_scatter_block"};
+	static const char *const p2p[] = {"Send",   "Ssend", "Bsend",	 "Rsend",
+					  "Recv",   "Isend", "Issend",	 "Ibsend",
+					  "Irsend", "Irecv", "Sendrecv", "Sendrecv_replace",
+					  "Probe",  "Iprobe"};
+	uint32_t sid = cv_string(cv, name);
+	struct cv_region r = {sid, sid, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_MPI, 0};
+	const char *op = strncmp(name, "MPI_", 4) ? name : name + 4;
+	for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++)
+		if (!strcmp(op, colls[i]))
+			r.role = CV_ROLE_COLLECTIVE;
+	for (size_t i = 0; i < sizeof(p2p) / sizeof(p2p[0]); i++)
+		if (!strcmp(op, p2p[i]))
+			r.role = CV_ROLE_POINT2POINT;
+	return region(cv, 'M', name, &r);
+}
+
 static uint32_t user_region(struct cv *cv, const char *name)
 {
 	uint32_t sid = cv_string(cv, name);
@@ -771,6 +796,7 @@ static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64
 #define FN_MAIN	  (-2)		    /* the main thread's "main", which ends with the process */
 #define FN_START  (-3)		    /* a thread's start routine, which ends with the thread */
 #define FN_OMP(c) (1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
+#define FN_MPI	  2000		    /* an MPI function */
 
 /* How a thread's frames are closed. */
 enum close_how {
@@ -1847,6 +1873,27 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 		}
 		break;
 	}
+	case LT_REC_MPI_ENTER: {
+		const char *name = rd_string(ps->p, r->arg);
+		if (!name) {
+			cv->stats.anomalies++;
+			name = "MPI (undefined string)";
+		}
+		uint32_t reg = mpi_region(cv, name);
+		if (push(cv, t, reg, FN_MPI, 0, 0) == 0)
+			o->enter(cv, l, ns, reg);
+		break;
+	}
+	case LT_REC_MPI_LEAVE: {
+		struct frame *f = pop_match(cv, l, t, ns, FN_MPI, 0);
+		if (f)
+			o->leave(cv, l, ns, f->region, 0);
+		break;
+	}
+	case LT_REC_MPI_P2P:
+	case LT_REC_MPI_COLL:
+	case LT_REC_MPI_COMM:
+		break; /* messages and communicators: not converted yet */
 	case LT_REC_MARKER: {
 		const char *text = rd_string(ps->p, r->arg);
 		o->marker(cv, l, ns, CV_MARK_USER, text ? text : "(undefined string)");
@@ -2236,7 +2283,10 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		const char *exe = p.nargs ? p.args[0] : p.exe;
 		const char *base = strrchr(exe, '/');
 		char name[PATH_MAX + 32];
-		snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
+		if (p.mpi_rank > 0 && p.mpi_size > 0) /* as Score-P names ranks */
+			snprintf(name, sizeof(name), "MPI Rank %d", p.mpi_rank - 1);
+		else
+			snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
 		cp->name = cv_string(cv, name);
 		kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)

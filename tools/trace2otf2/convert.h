@@ -45,6 +45,9 @@ enum cv_role { /* what a region is; backends map these to their own roles */
 	       CV_ROLE_DATA_TRANSFER,
 	       CV_ROLE_ALLOCATE,
 	       CV_ROLE_DEALLOCATE,
+	       /* MPI */
+	       CV_ROLE_POINT2POINT,
+	       CV_ROLE_COLLECTIVE,
 };
 
 enum cv_paradigm {
@@ -53,6 +56,7 @@ enum cv_paradigm {
 	CV_PARADIGM_PROCESS, /* fork, exec, spawn, dlopen */
 	CV_PARADIGM_OPENMP,
 	CV_PARADIGM_KOKKOS,
+	CV_PARADIGM_MPI,
 };
 
 struct cv_region {

@@ -472,6 +472,10 @@ static OTF2_RegionRole role(enum cv_role r)
 		return OTF2_REGION_ROLE_ALLOCATE;
 	case CV_ROLE_DEALLOCATE:
 		return OTF2_REGION_ROLE_DEALLOCATE;
+	case CV_ROLE_POINT2POINT:
+		return OTF2_REGION_ROLE_POINT2POINT;
+	case CV_ROLE_COLLECTIVE:
+		return OTF2_REGION_ROLE_COLL_ALL2ALL;
 	case CV_ROLE_FUNCTION:
 	case CV_ROLE_USER:
 		break;
@@ -490,6 +494,8 @@ static OTF2_Paradigm paradigm(enum cv_paradigm p)
 		return OTF2_PARADIGM_KOKKOS;
 	case CV_PARADIGM_USER:
 		return OTF2_PARADIGM_USER;
+	case CV_PARADIGM_MPI:
+		return OTF2_PARADIGM_MPI;
 	case CV_PARADIGM_PROCESS:
 		break;
 	}

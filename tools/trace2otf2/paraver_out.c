@@ -119,6 +119,7 @@ enum kind {
 	K_KOKKOS_COPY,
 	K_KOKKOS_MEMORY,
 	K_PROCESS,
+	K_MPI,
 	K_PTHREAD, /* valued by Extrae's pthread call numbers instead */
 	K_COUNT
 };
@@ -144,6 +145,7 @@ static const struct {
     [K_KOKKOS_COPY] = {65000005, "Kokkos deep copy"},
     [K_KOKKOS_MEMORY] = {65000006, "Kokkos allocation or deallocation"},
     [K_PROCESS] = {69000001, "Process call (fork, exec, spawn, dlopen)"},
+    [K_MPI] = {50000001, "MPI call"},
     [K_PTHREAD] = {TY_PTHREAD, "pthread call"},
 };
 
@@ -394,6 +396,8 @@ static enum kind region_kind(const struct cv_region *r)
 		return K_PTHREAD;
 	case CV_PARADIGM_PROCESS:
 		return K_PROCESS;
+	case CV_PARADIGM_MPI:
+		return K_MPI;
 	case CV_PARADIGM_USER:
 		return r->role == CV_ROLE_USER ? K_USER : K_THREAD_FN;
 	case CV_PARADIGM_KOKKOS:
