@@ -318,7 +318,7 @@ void ltm_coll(struct ltm_call *c, unsigned op, MPI_Comm comm, int root, uint64_t
 
 /* ---- init and finalize ---- */
 
-static void world(void)
+void ltm_init_done(void)
 {
 	int size = 0;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -327,13 +327,17 @@ static void world(void)
 		lt.world(world_rank, size, LTM_LIBRARY);
 }
 
+void ltm_finalizing(void)
+{
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	struct ltm_call c;
 	ltm_enter(&c, "MPI_Init", __builtin_return_address(0));
 	int rc = PMPI_Init(argc, argv);
 	if (rc == MPI_SUCCESS)
-		world();
+		ltm_init_done();
 	ltm_leave(&c, rc);
 	return rc;
 }
@@ -344,7 +348,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	ltm_enter(&c, "MPI_Init_thread", __builtin_return_address(0));
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 	if (rc == MPI_SUCCESS)
-		world();
+		ltm_init_done();
 	ltm_leave(&c, rc);
 	return rc;
 }
@@ -353,6 +357,7 @@ int MPI_Finalize(void)
 {
 	struct ltm_call c;
 	ltm_enter(&c, "MPI_Finalize", __builtin_return_address(0));
+	ltm_finalizing();
 	int rc = PMPI_Finalize();
 	ltm_leave(&c, rc);
 	return rc;

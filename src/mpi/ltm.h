@@ -45,4 +45,10 @@ void ltm_comm_new(struct ltm_call *c, MPI_Comm comm);
 void ltm_comm_free(uint64_t key);
 uint64_t ltm_comm_key(MPI_Comm comm);
 
+/* Init and finalize, for every binding (C and Fortran): after a successful PMPI_Init or
+ * PMPI_Init_thread (rank, size, clock offsets), and before PMPI_Finalize (clock offsets).
+ * Every rank calls them alike, traced or not: they communicate. */
+void ltm_init_done(void);
+void ltm_finalizing(void);
+
 #endif /* LIBTRACE_LTM_H */
