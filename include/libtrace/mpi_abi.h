@@ -29,6 +29,11 @@ void ltr_mpi_coll(void *token, unsigned op, uint32_t root, uint64_t comm, uint64
 void ltr_mpi_comm(void *token, uint64_t id, uint32_t size, const uint32_t *world_ranks);
 /* This process's rank and COMM_WORLD's size, at MPI_Init; `library`: openmpi or mpich. */
 void ltr_mpi_world(int rank, int size, const char *library);
+/* Now, on the timeline the trace's records map to (ns). */
+int64_t ltr_mpi_now(void);
+/* A clock offset to rank 0 measured at local time local_ns (ltr_mpi_now's): rank 0's
+ * clock read offset_ns more, within rtt_ns (the best round trip) / 2. */
+void ltr_mpi_clock(int64_t local_ns, int64_t offset_ns, int64_t rtt_ns);
 
 #ifdef __cplusplus
 }

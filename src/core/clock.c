@@ -15,12 +15,15 @@
 
 int lt_clock_kind = LT_CLOCK_MONOTONIC;
 static double clock_hz = 1e9;
+static uint64_t skew; /* LIBTRACE_TEST_CLOCK_SKEW, two's complement */
 
+/* CLOCK_MONOTONIC, moved by the test skew: the timeline every record maps to (raw ticks
+ * through the meta file's pairs of this clock and the tick counter). */
 uint64_t lt_clock_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + skew;
 }
 
 uint64_t lt_clock_real_ns(void)
@@ -82,6 +85,7 @@ void lt_clock_init(int requested)
 {
 	lt_clock_kind = LT_CLOCK_MONOTONIC;
 	clock_hz = 1e9;
+	skew = (uint64_t)lt_cfg.clock_skew_ns;
 #if defined(__x86_64__)
 	if (requested == LT_CLOCK_MONOTONIC)
 		return;

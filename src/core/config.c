@@ -58,6 +58,9 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
      "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
+    {"LIBTRACE_TEST_CLOCK_SKEW", LT_OPT_DURATION, "0", NULL,
+     "Tests only: a signed duration (e.g. -5ms) added to every clock reading of the "
+     "process, to stand for another node's clock (MPI clock alignment tests)."},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -76,6 +79,7 @@ enum {
 	OPT_CALLSITE_DEPTH,
 	OPT_QUIET,
 	OPT_DEBUG,
+	OPT_TEST_CLOCK_SKEW,
 };
 
 static int parse_size(const char *s, uint64_t *out)
@@ -285,6 +289,14 @@ static int apply(size_t i, const char *v)
 		return parse_bool(v, &lt_cfg.quiet);
 	case OPT_DEBUG:
 		return parse_int(v, &lt_cfg.debug);
+	case OPT_TEST_CLOCK_SKEW: {
+		uint64_t ns;
+		int neg = *v == '-';
+		if (parse_duration(v + neg, &ns) || ns > 86400000000000ull)
+			return -1;
+		lt_cfg.clock_skew_ns = neg ? -(int64_t)ns : (int64_t)ns;
+		return 0;
+	}
 	}
 	return -1;
 }
@@ -394,6 +406,9 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		break;
 	case OPT_DEBUG:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
+		break;
+	case OPT_TEST_CLOCK_SKEW:
+		snprintf(buf, len, "%s=%lldns", o->name, (long long)lt_cfg.clock_skew_ns);
 		break;
 	default:
 		snprintf(buf, len, "?");

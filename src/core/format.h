@@ -446,6 +446,10 @@ enum lt_omp_dep {
  *                                launcher's variables at start, confirmed at MPI_Init
  *   mpi_size N                   the size of COMM_WORLD (at MPI_Init)
  *   mpi_library NAME             the companion library's MPI (openmpi, mpich)
+ *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
+ *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
+ *                                by a ping-pong whose best round trip took RTT ns (at
+ *                                MPI_Init and MPI_Finalize; none on rank 0)
  */
 #define LT_META_MAGIC "libtrace-meta"
 

@@ -76,6 +76,7 @@ struct lt_config {
 	char papi_events[1024];	   /* comma-separated PAPI event names ("": none) */
 	unsigned papi_modules;	   /* modules whose regions carry PAPI readings */
 	int callsite_depth;	   /* call-site frames per traced call (0: none) */
+	int64_t clock_skew_ns;	   /* tests: added to every clock reading */
 };
 
 enum lt_kokkos_fence { LT_KOKKOS_FENCE_AUTO = 0, LT_KOKKOS_FENCE_ON, LT_KOKKOS_FENCE_OFF };

@@ -98,3 +98,14 @@ LT_EXPORT void ltr_mpi_world(int rank, int size, const char *library)
 	lt_meta_line("mpi_size %d", size);
 	lt_meta_escaped("mpi_library", library);
 }
+
+LT_EXPORT int64_t ltr_mpi_now(void)
+{
+	return (int64_t)lt_clock_mono_ns();
+}
+
+LT_EXPORT void ltr_mpi_clock(int64_t local_ns, int64_t offset_ns, int64_t rtt_ns)
+{
+	lt_meta_line("mpi_clock %lld %lld %lld", (long long)local_ns, (long long)offset_ns,
+		     (long long)rtt_ns);
+}

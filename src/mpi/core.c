@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libtrace/mpi_abi.h"
 #include "ltm.h"
@@ -28,6 +29,8 @@ static struct {
 	__typeof__(&ltr_mpi_coll) coll;
 	__typeof__(&ltr_mpi_comm) comm;
 	__typeof__(&ltr_mpi_world) world;
+	__typeof__(&ltr_mpi_now) now;
+	__typeof__(&ltr_mpi_clock) clock;
 	int state; /* 0: not looked up yet, 1: found, -1: absent (pass everything through) */
 } lt;
 
@@ -37,7 +40,8 @@ static int lookup(void)
 	if (s)
 		return s > 0;
 #define FIND(f) (*(void **)&lt.f = dlsym(RTLD_DEFAULT, "ltr_mpi_" #f))
-	int ok = FIND(enter) && FIND(leave) && FIND(p2p) && FIND(coll) && FIND(comm) && FIND(world);
+	int ok = FIND(enter) && FIND(leave) && FIND(p2p) && FIND(coll) && FIND(comm) &&
+		 FIND(world) && FIND(now) && FIND(clock);
 #undef FIND
 	__atomic_store_n(&lt.state, ok ? 1 : -1, __ATOMIC_RELEASE);
 	return ok;
@@ -318,6 +322,61 @@ void ltm_coll(struct ltm_call *c, unsigned op, MPI_Comm comm, int root, uint64_t
 
 /* ---- init and finalize ---- */
 
+/*
+ * Clock offsets to rank 0, as Score-P and Extrae measure them: each rank in turn does
+ * ROUNDS ping-pongs with rank 0, which answers each with its time; the round trip that
+ * took least gives the offset (rank 0's time minus the midpoint of the round trip), good
+ * to half that round trip.  On a communicator of its own, so that no message of the
+ * program can match.  Every rank takes part whether or not libtrace.so is there.
+ */
+enum { ROUNDS = 10, TAG_PING = 1, TAG_PONG = 2 };
+static MPI_Comm sync_comm = MPI_COMM_NULL;
+
+static int64_t now_ns(void)
+{
+	if (lookup())
+		return lt.now();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void clock_sync(void)
+{
+	int rank = -1, size = 0;
+	if (sync_comm == MPI_COMM_NULL || PMPI_Comm_rank(sync_comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(sync_comm, &size) != MPI_SUCCESS)
+		return;
+	int64_t t = 0;
+	if (rank == 0) {
+		for (int r = 1; r < size; r++)
+			for (int i = 0; i < ROUNDS; i++) {
+				if (PMPI_Recv(NULL, 0, MPI_BYTE, r, TAG_PING, sync_comm,
+					      MPI_STATUS_IGNORE) != MPI_SUCCESS)
+					return;
+				t = now_ns();
+				PMPI_Send(&t, 1, MPI_INT64_T, r, TAG_PONG, sync_comm);
+			}
+		return;
+	}
+	int64_t best = INT64_MAX, offset = 0, mid = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		int64_t t0 = now_ns();
+		if (PMPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PING, sync_comm) != MPI_SUCCESS ||
+		    PMPI_Recv(&t, 1, MPI_INT64_T, 0, TAG_PONG, sync_comm, MPI_STATUS_IGNORE) !=
+			MPI_SUCCESS)
+			return;
+		int64_t t2 = now_ns();
+		if (t2 - t0 < best) {
+			best = t2 - t0;
+			mid = t0 + (t2 - t0) / 2;
+			offset = t - mid;
+		}
+	}
+	if (lookup())
+		lt.clock(mid, offset, best);
+}
+
 void ltm_init_done(void)
 {
 	int size = 0;
@@ -325,10 +384,16 @@ void ltm_init_done(void)
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (lookup())
 		lt.world(world_rank, size, LTM_LIBRARY);
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm) != MPI_SUCCESS)
+		sync_comm = MPI_COMM_NULL;
+	clock_sync();
 }
 
 void ltm_finalizing(void)
 {
+	clock_sync();
+	if (sync_comm != MPI_COMM_NULL)
+		PMPI_Comm_free(&sync_comm);
 }
 
 int MPI_Init(int *argc, char ***argv)

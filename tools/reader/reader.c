@@ -244,6 +244,18 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->mpi_rank = atoi(val) + 1;
 		} else if (!strcmp(line, "mpi_size")) {
 			p->mpi_size = atoi(val);
+		} else if (!strcmp(line, "mpi_clock")) {
+			long long l, o, r;
+			size_t n = p->nmpi_clock;
+			if (sscanf(val, "%lld %lld %lld", &l, &o, &r) != 3 || r < 0 ||
+			    (n && l <= p->mpi_clock[n - 1].local_ns)) {
+				warnf(warn, ctx, p, "%s:%d: bad mpi_clock line", path, lineno);
+				continue;
+			}
+			if (n == sizeof(p->mpi_clock) / sizeof(p->mpi_clock[0]))
+				n--; /* keep the first and the last */
+			p->mpi_clock[n] = (struct rd_mpi_clock){l, o, r};
+			p->nmpi_clock = n + 1;
 		} else if (!strcmp(line, "host")) {
 			unescape(val);
 			snprintf(p->host, sizeof(p->host), "%s", val);
@@ -548,7 +560,7 @@ static int thread_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
+int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
 		    size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
@@ -561,6 +573,14 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		rd_process_close(p); /* what the meta file's good lines allocated */
 		return -1;
 	}
+	return 0;
+}
+
+int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
+		    size_t errlen)
+{
+	if (rd_process_meta(p, dir, warn, ctx, err, errlen))
+		return -1;
 	snprintf(p->events_path, sizeof(p->events_path), "%s/%s", dir, LT_EVENTS_FILE);
 	snprintf(p->ring_path, sizeof(p->ring_path), "%s/ring", dir);
 	p->events_fd = open(p->events_path, O_RDONLY | O_CLOEXEC);

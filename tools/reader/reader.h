@@ -72,6 +72,10 @@ struct rd_process {
 	int ended;    /* an "end" or "exec" line: the process ended normally */
 	int mpi_rank; /* "mpi_rank R" + 1 (0: none) */
 	int mpi_size; /* "mpi_size N": the process called MPI_Init (0: never) */
+	struct rd_mpi_clock {
+		int64_t local_ns, offset_ns, rtt_ns;
+	} mpi_clock[4]; /* "mpi_clock" lines: offsets to rank 0, in time order */
+	size_t nmpi_clock;
 	int ompt; /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
 	uint64_t end_ticks;	   /* and when */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
@@ -112,6 +116,9 @@ typedef void (*rd_warn_fn)(void *ctx, const char *msg);
  * (then `errbuf` says why).  Damage that still leaves records is reported through `warn`.
  */
 int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *errbuf,
+		    size_t errlen);
+/* Only its meta file (no records: the chunks are not indexed); rd_process_close frees it. */
+int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *errbuf,
 		    size_t errlen);
 void rd_process_close(struct rd_process *p);
 
