@@ -359,7 +359,8 @@ static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32
 				return 0;
 			cv->teams = a;
 		}
-		cv->teams[cv->nteams++] = (struct cv_team){process, forker, size, NULL, 0, 0};
+		cv->teams[cv->nteams++] =
+		    (struct cv_team){process, forker, size, NULL, 0, 0, cv->ncomm_refs++};
 	}
 	struct cv_team *tm = &cv->teams[*v];
 	for (uint32_t i = 0; i < tm->nmembers; i++)
@@ -514,6 +515,12 @@ struct tstate {
 	int done;	    /* its location is closed */
 	int cpu;	    /* the CPU it runs on, -1: unknown */
 	uint64_t cpu_since; /* since when (ns) */
+	struct {	    /* the MPI collective whose call is open (its end is due) */
+		int open;
+		unsigned op;
+		uint32_t comm, root;
+		uint64_t sent, received;
+	} coll;
 };
 
 struct lockent {
@@ -619,7 +626,11 @@ struct pstate {
 	struct rd_process *p;
 	uint32_t pidx;
 	int64_t offset_ns; /* added to the process's monotonic ns */
-	uint64_t last_ns;  /* the latest event time of the process */
+	/* An MPI rank's clock offsets to rank 0 (rd_process.mpi_clock), interpolated and
+	 * added before offset_ns (which is then rank 0's); none: nmpi_clock 0. */
+	const struct rd_mpi_clock *mpi_clock;
+	size_t nmpi_clock;
+	uint64_t last_ns; /* the latest event time of the process */
 	struct tstate *ts;
 	size_t nts;
 	struct tstate **heap;
@@ -716,10 +727,31 @@ static void heap_down(struct pstate *ps, size_t i)
 	}
 }
 
+/* The offset to rank 0's clock at local time `local`: linear between the measurements,
+ * constant before the first and after the last. */
+static int64_t mpi_offset(const struct pstate *ps, int64_t local)
+{
+	const struct rd_mpi_clock *c = ps->mpi_clock;
+	size_t n = ps->nmpi_clock;
+	if (local <= c[0].local_ns)
+		return c[0].offset_ns;
+	for (size_t i = 1; i < n; i++)
+		if (local < c[i].local_ns) {
+			double f = (double)(local - c[i - 1].local_ns) /
+				   (double)(c[i].local_ns - c[i - 1].local_ns);
+			return c[i - 1].offset_ns +
+			       (int64_t)(f * (double)(c[i].offset_ns - c[i - 1].offset_ns));
+		}
+	return c[n - 1].offset_ns;
+}
+
 static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
 {
-	int64_t ns; /* the offset comes from another host's clock readings: saturate */
-	if (__builtin_add_overflow((int64_t)rd_ticks_to_ns(ps->p, ticks), ps->offset_ns, &ns))
+	int64_t ns, local = (int64_t)rd_ticks_to_ns(ps->p, ticks);
+	if (ps->nmpi_clock)
+		local += mpi_offset(ps, local);
+	/* the offset comes from another host's clock readings: saturate */
+	if (__builtin_add_overflow(local, ps->offset_ns, &ns))
 		ns = ps->offset_ns < 0 ? 0 : INT64_MAX;
 	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
 	if (v < t->last_ns) /* never backwards on a location */
@@ -814,6 +846,17 @@ static int closed_by_converter(int fn, enum close_how how)
 	return 1;
 }
 
+/* The end of the open MPI collective of t, if any: before the Leave of its call. */
+static void coll_end(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns)
+{
+	if (!t->coll.open)
+		return;
+	t->coll.open = 0;
+	if (cv->ops->mpi_coll_end)
+		cv->ops->mpi_coll_end(cv, l, ns, t->coll.op, t->coll.comm, t->coll.root,
+				      t->coll.sent, t->coll.received);
+}
+
 /* Closes the frames above depth `to`, marking those the trace left open. */
 static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t to,
 		   enum close_how how)
@@ -822,6 +865,8 @@ static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t n
 		t->depth--;
 		const struct frame *f = &t->stack[t->depth];
 		int c = closed_by_converter(f->fn, how);
+		if (f->fn == FN_MPI)
+			coll_end(cv, l, t, ns);
 		cv->ops->leave(cv, l, ns, f->region, c);
 		if (f->fn == FN_OMP(LT_OMP_parallel))
 			cv->ops->team_end(cv, l, ns, (uint32_t)f->obj2);
@@ -1675,6 +1720,115 @@ static void handle_sampler(struct pstate *ps, struct tstate *t, const struct lt_
 
 static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec *r);
 
+/* ---- MPI ---- */
+
+struct cv_idmap {
+	struct idmap m;
+};
+
+/* The communicator of `id` (an index into cv->comms), registered on first sight;
+ * UINT32_MAX when out of memory. */
+static uint32_t comm_of(struct cv *cv, uint64_t id)
+{
+	if (!cv->comm_map && !(cv->comm_map = calloc(1, sizeof(*cv->comm_map))))
+		return UINT32_MAX;
+	uint64_t *v = idmap_get(&cv->comm_map->m, id + 1, 1); /* keys are never 0 */
+	if (!v)
+		return UINT32_MAX;
+	if (*v)
+		return (uint32_t)(*v - 1);
+	if (cv->ncomms == cv->comms_cap) {
+		struct cv_comm *a = grow(cv->comms, &cv->comms_cap, sizeof(*a));
+		if (!a) {
+			idmap_del(&cv->comm_map->m, id + 1);
+			return UINT32_MAX;
+		}
+		cv->comms = a;
+	}
+	cv->comms[cv->ncomms] =
+	    (struct cv_comm){id, id == LT_MPI_COMM_SELF, NULL, cv->ncomm_refs++};
+	*v = ++cv->ncomms;
+	return cv->ncomms - 1;
+}
+
+uint32_t cv_world_rank(const struct cv *cv, uint32_t comm, uint32_t rank, uint32_t self)
+{
+	if (comm >= cv->ncomms || rank == LT_MPI_NO_RANK)
+		return LT_MPI_NO_RANK;
+	const struct cv_comm *c = &cv->comms[comm];
+	if (c->id == LT_MPI_COMM_WORLD)
+		return rank < cv->mpi_world ? rank : LT_MPI_NO_RANK;
+	if (c->id == LT_MPI_COMM_SELF)
+		return rank == 0 ? self : LT_MPI_NO_RANK;
+	return c->ranks && rank < c->size ? c->ranks[rank] : LT_MPI_NO_RANK;
+}
+
+/* A communicator's members, recorded by each of them: as many records as it takes. */
+static void mpi_comm(struct cv *cv, const struct lt_rec *r, const uint64_t *pl, unsigned np)
+{
+	uint32_t c = np >= 1 ? comm_of(cv, pl[0]) : UINT32_MAX;
+	if (c == UINT32_MAX || pl[0] == LT_MPI_COMM_WORLD || pl[0] == LT_MPI_COMM_SELF)
+		return;
+	struct cv_comm *cm = &cv->comms[c];
+	if (!cm->ranks) {
+		if (r->arg == 0 || r->arg > (1u << 24) ||
+		    !(cm->ranks = malloc(r->arg * sizeof(*cm->ranks)))) {
+			cv->stats.anomalies++;
+			return;
+		}
+		for (uint32_t i = 0; i < r->arg; i++)
+			cm->ranks[i] = LT_MPI_NO_RANK;
+		cm->size = r->arg;
+	} else if (cm->size != r->arg) {
+		cv->stats.anomalies++; /* one id, two sizes: damage */
+		return;
+	}
+	for (uint32_t i = 0; i < 2 * (np - 1) && r->sub + i < cm->size; i++)
+		cm->ranks[r->sub + i] = (uint32_t)(pl[1 + i / 2] >> (i & 1 ? 32 : 0));
+}
+
+static void handle_mpi(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		       const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const struct cv_ops *o = cv->ops;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u;
+	switch (r->type) {
+	case LT_REC_MPI_COMM:
+		mpi_comm(cv, r, pl, np);
+		break;
+	case LT_REC_MPI_P2P: {
+		uint32_t c = np >= 4 ? comm_of(cv, pl[0]) : UINT32_MAX;
+		if (c == UINT32_MAX || r->sub > LT_MPI_CANCELLED) {
+			cv->stats.anomalies++;
+			break;
+		}
+		if (o->mpi_p2p)
+			o->mpi_p2p(cv, l, ns, r->sub, c, r->arg, (uint32_t)pl[1], pl[2], pl[3]);
+		break;
+	}
+	case LT_REC_MPI_COLL: {
+		uint32_t c = np >= 3 ? comm_of(cv, pl[0]) : UINT32_MAX;
+		/* Right after its call's Enter: the call is the innermost open frame. */
+		if (c == UINT32_MAX || r->sub > LT_MPI_DESTROY_HANDLE || t->coll.open ||
+		    !t->depth || t->stack[t->depth - 1].fn != FN_MPI) {
+			cv->stats.anomalies++;
+			break;
+		}
+		t->coll.open = 1;
+		t->coll.op = r->sub;
+		t->coll.comm = c;
+		t->coll.root = r->arg;
+		t->coll.sent = pl[1];
+		t->coll.received = pl[2];
+		if (o->mpi_coll_begin)
+			o->mpi_coll_begin(cv, l, ns);
+		break;
+	}
+	}
+}
+
 /* The call site of the record being converted: frame 1 from the record, the outer ones from
  * the CALLSITE record before it. */
 static void callsite(struct pstate *ps, struct tstate *t, uint64_t ra)
@@ -1886,14 +2040,17 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 	}
 	case LT_REC_MPI_LEAVE: {
 		struct frame *f = pop_match(cv, l, t, ns, FN_MPI, 0);
-		if (f)
+		if (f) {
+			coll_end(cv, l, t, ns);
 			o->leave(cv, l, ns, f->region, 0);
+		}
 		break;
 	}
 	case LT_REC_MPI_P2P:
 	case LT_REC_MPI_COLL:
 	case LT_REC_MPI_COMM:
-		break; /* messages and communicators: not converted yet */
+		handle_mpi(ps, t, l, ns, r);
+		break;
 	case LT_REC_MARKER: {
 		const char *text = rd_string(ps->p, r->arg);
 		o->marker(cv, l, ns, CV_MARK_USER, text ? text : "(undefined string)");
@@ -2000,8 +2157,54 @@ static void progress(struct cv *cv, int last)
 	fflush(stderr);
 }
 
+/* What the converter needs of MPI rank 0 before converting any process. */
+struct rank0 {
+	int found;
+	char host[256];
+	int64_t real_minus_mono;
+};
+
+static uint32_t host_index(struct cv *cv, const char *host);
+
+/* The offset from a process's CLOCK_MONOTONIC to the trace's timeline (the first
+ * process's): none on the same host, else the difference of their CLOCK_REALTIME
+ * offsets. */
+static int64_t host_offset(struct cv *cv, uint32_t host, int64_t real_minus_mono)
+{
+	if (!cv->nprocs || host == cv->procs[0].host)
+		return 0; /* one host, one CLOCK_MONOTONIC */
+	return real_minus_mono - (int64_t)cv->procs[0].real_minus_mono;
+}
+
+/*
+ * An MPI rank's clock, put on rank 0's with the offsets measured at MPI_Init and
+ * MPI_Finalize.  Where the rank shares rank 0's host and every offset is within its
+ * measurement's error (half the round trip), the clocks are one (CLOCK_MONOTONIC): the
+ * offsets are left out, as they can only add that error.
+ */
+static void mpi_clock(struct cv *cv, struct pstate *ps, const struct rank0 *r0)
+{
+	const struct rd_process *p = ps->p;
+	if (cv->no_clock_align || !r0->found || p->mpi_size <= 0 || p->mpi_rank <= 1 ||
+	    !p->nmpi_clock)
+		return;
+	uint32_t host0 = host_index(cv, r0->host);
+	int within = host0 == cv->procs[ps->pidx].host;
+	for (size_t i = 0; i < p->nmpi_clock && within; i++) {
+		int64_t o = p->mpi_clock[i].offset_ns;
+		within = (o < 0 ? -o : o) <= p->mpi_clock[i].rtt_ns / 2;
+	}
+	if (within)
+		return;
+	ps->mpi_clock = p->mpi_clock;
+	ps->nmpi_clock = p->nmpi_clock;
+	ps->offset_ns = host_offset(cv, host0, r0->real_minus_mono);
+	cv->mpi_aligned++;
+}
+
 static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
-			    uint32_t *next_lock_id, rd_warn_fn warn, void *wctx, int *failed)
+			    const struct rank0 *r0, uint32_t *next_lock_id, rd_warn_fn warn,
+			    void *wctx, int *failed)
 {
 	struct pstate ps = {.cv = cv,
 			    .p = p,
@@ -2017,10 +2220,8 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 			ps.node_metrics = cv->node_owner[cp->host] == (int)pidx;
 			break;
 		}
-	if (pidx > 0)
-		ps.offset_ns = (int64_t)(cp->real_minus_mono - cv->procs[0].real_minus_mono);
-	if (cp->host == cv->procs[0].host)
-		ps.offset_ns = 0; /* one host, one CLOCK_MONOTONIC */
+	ps.offset_ns = host_offset(cv, cp->host, cp->real_minus_mono);
+	mpi_clock(cv, &ps, r0);
 	cp->first_loc = cv->nlocs;
 	uint64_t truncated_before = cv->stats.truncated;
 	ps.user_regions = calloc(p->nstrings + 1, sizeof(*ps.user_regions));
@@ -2244,6 +2445,12 @@ static int write_core_view(struct cv *cv)
 	return 0;
 }
 
+static void quiet(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx)
 {
 	int failed = 0;
@@ -2263,6 +2470,20 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	}
 	for (size_t i = 0; i < cv->max_procs; i++)
 		cv->node_owner[i] = -1; /* hosts are never more than processes */
+	/* MPI rank 0's host and clock, the reference of the other ranks' clocks. */
+	struct rank0 r0 = {0};
+	for (int i = 0; i < ndirs && !r0.found; i++) {
+		struct rd_process p;
+		char err[PATH_MAX + 256];
+		if (rd_process_meta(&p, dirs[i], quiet, NULL, err, sizeof(err)))
+			continue;
+		if (p.mpi_rank == 1 && p.mpi_size > 0 && p.nsyncs) {
+			r0.found = 1;
+			snprintf(r0.host, sizeof(r0.host), "%s", p.host[0] ? p.host : "localhost");
+			r0.real_minus_mono = (int64_t)(p.syncs[0].real_ns - p.syncs[0].mono_ns);
+		}
+		rd_process_close(&p);
+	}
 	for (int i = 0; i < ndirs && !failed; i++) {
 		struct rd_process p;
 		char err[PATH_MAX + 256];
@@ -2291,7 +2512,10 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)
 			sampler_note(cv, p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
-		convert_process(cv, &p, pidx, &next_lock_id, warn, wctx, &failed);
+		cp->mpi_rank = p.mpi_size > 0 && p.mpi_rank > 0 ? p.mpi_rank - 1 : -1;
+		if (p.mpi_size > 0 && (uint32_t)p.mpi_size > cv->mpi_world)
+			cv->mpi_world = (uint32_t)p.mpi_size;
+		convert_process(cv, &p, pidx, &r0, &next_lock_id, warn, wctx, &failed);
 		if (p.errors)
 			cv->stats.damaged = 1;
 		if (p.truncated || !p.ended)
@@ -2343,4 +2567,10 @@ void cv_free(struct cv *cv)
 	for (size_t i = 0; i < cv->nprops * 2; i++)
 		free(cv->props[i]);
 	free(cv->props);
+	for (uint32_t i = 0; i < cv->ncomms; i++)
+		free(cv->comms[i].ranks);
+	free(cv->comms);
+	if (cv->comm_map)
+		idmap_free(&cv->comm_map->m);
+	free(cv->comm_map);
 }

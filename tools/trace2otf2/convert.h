@@ -124,6 +124,7 @@ struct cv_leak {
 
 struct cv_process {
 	char *dir_name; /* <host>.<pid>[.<n>] */
+	int mpi_rank;	/* its rank in MPI_COMM_WORLD, -1: not an MPI rank */
 	int pid, ppid;
 	uint32_t host;	  /* index into cv.hosts */
 	uint32_t name;	  /* string id: "<program> [<pid>]" */
@@ -141,6 +142,7 @@ struct cv_team {
 	uint32_t process, forker, size;
 	uint32_t *members; /* indices into cv.locs */
 	uint32_t nmembers, cap;
+	uint32_t comm; /* its communicator's number among the teams' and MPI's (cv.ncomm_refs) */
 };
 
 enum cv_loc_kind {
@@ -165,6 +167,15 @@ struct cv_loc {
 	uint32_t papi;	  /* PAPI set id + 1 of its readings (0: none) */
 	int papi_missed;  /* an Enter or Leave of it had no reading */
 	int kind;	  /* enum cv_loc_kind */
+};
+
+/* An MPI communicator, from the MPI_COMM records of its members (each member records the
+ * same id).  COMM_WORLD and COMM_SELF are known without records. */
+struct cv_comm {
+	uint64_t id;	 /* LT_MPI_COMM_WORLD, LT_MPI_COMM_SELF, or the runtime's id */
+	uint32_t size;	 /* 0: its members were never recorded */
+	uint32_t *ranks; /* its members' COMM_WORLD ranks in its rank order (NULL: WORLD, SELF) */
+	uint32_t comm;	 /* its number among the teams' and MPI's communicators */
 };
 
 struct cv_stats {
@@ -209,6 +220,16 @@ struct cv_ops {
 	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t,
 			      const struct rd_process *p);
 	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);
+	/* MPI, optional (NULL: ignored).  comm: index into cv.comms; peer: a rank of it
+	 * (LT_MPI_NO_RANK: unknown); kind: enum lt_mpi_p2p (format.h); request: the
+	 * process's id of a non-blocking request.  A collective: begin right after the Enter
+	 * of its call, end right before its Leave (op: enum lt_mpi_coll, root: a rank of comm
+	 * or LT_MPI_NO_RANK; bytes this rank sent and received). */
+	void (*mpi_p2p)(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, uint32_t comm,
+			uint32_t peer, uint32_t tag, uint64_t bytes, uint64_t request);
+	void (*mpi_coll_begin)(struct cv *cv, struct cv_loc *l, uint64_t t);
+	void (*mpi_coll_end)(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op,
+			     uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };
 
@@ -290,6 +311,16 @@ struct cv {
 	size_t first_core_loc; /* cv->locs[first_core_loc ..] are CV_LOC_CORE locations */
 	uint32_t ncore_hosts;  /* hosts with core locations (location groups after processes) */
 
+	/* MPI. */
+	struct cv_comm *comms;
+	uint32_t ncomms, comms_cap;
+	struct cv_idmap *comm_map; /* id -> index + 1 */
+	uint32_t mpi_world;	   /* COMM_WORLD's size, 0: no MPI rank in the trace */
+	uint32_t ncomm_refs;	   /* OpenMP teams' and MPI communicators, numbered in the
+				    * order they appear (one numbering: OTF2 wants them dense) */
+	int no_clock_align;	   /* keep each rank's own clock (--no-clock-align) */
+	uint64_t mpi_aligned;	   /* ranks whose clock was moved onto rank 0's */
+
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */
 	int progress_shown;
@@ -297,6 +328,9 @@ struct cv {
 
 /* Registry. */
 uint32_t cv_string(struct cv *cv, const char *text);
+/* The COMM_WORLD rank of rank `rank` of communicator `comm` (an index into cv.comms) as
+ * seen by the process of world rank `self`; LT_MPI_NO_RANK when unknown. */
+uint32_t cv_world_rank(const struct cv *cv, uint32_t comm, uint32_t rank, uint32_t self);
 /* For backends, at each Enter and Leave: notes whether it had a PAPI reading (cur_papi). */
 void cv_papi_seen(struct cv *cv, struct cv_loc *l);
 

@@ -43,6 +43,9 @@ static const char usage[] =
     "                       on which each thread that ran there is a region, from\n"
     "                       the CPU records of LIBTRACE_SAMPLERS=cpu (which thread\n"
     "                       ran on which core when, as SnuMAP shows it)\n"
+    "      --no-clock-align keep each MPI rank on its own clock (by default ranks are\n"
+    "                       moved onto rank 0's clock with the offsets measured at\n"
+    "                       MPI_Init and MPI_Finalize, interpolated linearly)\n"
     "  -h, --help           this text\n"
     "\n"
     "Code addresses (thread start routines) are named through each process's memory\n"
@@ -233,11 +236,12 @@ int main(int argc, char **argv)
 	    {"progress", no_argument, NULL, 'P'},
 	    {"debug-dir", required_argument, NULL, 'D'},
 	    {"core-view", no_argument, NULL, 'C'},
+	    {"no-clock-align", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
-	int quiet = 0, progress = isatty(2), core_view = 0, c;
+	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
 	const struct backend *be = &backends[0];
 	while ((c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -268,6 +272,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			core_view = 1;
+			break;
+		case 'A':
+			no_clock_align = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -364,6 +371,7 @@ int main(int argc, char **argv)
 	cv.ops = be->ops;
 	cv.progress = progress && !quiet;
 	cv.core_view = core_view;
+	cv.no_clock_align = no_clock_align;
 #ifdef LIBTRACE_HAVE_BFD
 	cv.syms = sym_table_new(&sym_bfd_ops, debug_dir);
 #else
@@ -412,6 +420,9 @@ int main(int argc, char **argv)
 		if (cv.stats.unclosed)
 			fprintf(stderr, "; %llu regions left open were closed by the converter",
 				(unsigned long long)cv.stats.unclosed);
+		if (cv.mpi_aligned)
+			fprintf(stderr, "; %llu MPI rank%s put on rank 0's clock",
+				(unsigned long long)cv.mpi_aligned, cv.mpi_aligned == 1 ? "" : "s");
 		if (status == EXIT_DAMAGED)
 			fprintf(stderr, "; the trace is damaged: what was valid is converted");
 		fputs(".\n", stderr);

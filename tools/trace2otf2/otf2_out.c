@@ -11,6 +11,12 @@
  *   classes recorded on the thread's location; markers (annotations, losses, truncation,
  *   regions closed by the converter) in the archive's marker file.
  *
+ *   MPI as Score-P writes it: a COMM_LOCATIONS group "MPI" of every rank's main thread in
+ *   COMM_WORLD rank order; per communicator a COMM_GROUP of world ranks (COMM_SELF: a
+ *   COMM_SELF group) and a Comm; messages as MpiSend/MpiIsend(Complete)/MpiIrecvRequest/
+ *   MpiIrecv/MpiRecv whose peer is a rank of the communicator; collectives as
+ *   MpiCollectiveBegin/End inside their call's region.
+ *
  * Memory: OTF2 keeps a location's events in memory until its writer closes; the memory
  * callbacks below refuse more than EVT_CHUNKS chunks per buffer, which makes OTF2 flush to
  * disk, so a long thread costs EVT_CHUNKS x EVT_CHUNK bytes however many events it has.
@@ -326,10 +332,72 @@ static void thread_join(struct cv *cv, struct cv_loc *l, uint64_t t)
 }
 
 /* Communicators: each process's thread contingent (one per process given, readable or
- * not), then the OpenMP teams. */
+ * not), then the OpenMP teams and the MPI communicators in the order they appeared. */
 static OTF2_CommRef team_comm(struct cv *cv, uint32_t team)
 {
-	return (OTF2_CommRef)(cv->max_procs + team);
+	return (OTF2_CommRef)(cv->max_procs + cv->teams[team].comm);
+}
+
+static OTF2_CommRef mpi_comm(struct cv *cv, uint32_t comm)
+{
+	return (OTF2_CommRef)(cv->max_procs + cv->comms[comm].comm);
+}
+
+static uint32_t mpi_rank(uint32_t rank)
+{
+	return rank == LT_MPI_NO_RANK ? OTF2_UNDEFINED_UINT32 : rank;
+}
+
+static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, uint32_t comm,
+		    uint32_t peer, uint32_t tag, uint64_t bytes, uint64_t request)
+{
+	OTF2_EvtWriter *w = l->out;
+	OTF2_CommRef c = mpi_comm(cv, comm);
+	switch (kind) {
+	case LT_MPI_SEND:
+		check(cv, OTF2_EvtWriter_MpiSend(w, NULL, t, mpi_rank(peer), c, tag, bytes),
+		      "MpiSend");
+		break;
+	case LT_MPI_RECV:
+		check(cv, OTF2_EvtWriter_MpiRecv(w, NULL, t, mpi_rank(peer), c, tag, bytes),
+		      "MpiRecv");
+		break;
+	case LT_MPI_ISEND:
+		check(cv,
+		      OTF2_EvtWriter_MpiIsend(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
+		      "MpiIsend");
+		break;
+	case LT_MPI_ISEND_DONE:
+		check(cv, OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, request), "MpiIsendComplete");
+		break;
+	case LT_MPI_IRECV_POSTED:
+		check(cv, OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, request), "MpiIrecvRequest");
+		break;
+	case LT_MPI_IRECV_DONE:
+		check(cv,
+		      OTF2_EvtWriter_MpiIrecv(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
+		      "MpiIrecv");
+		break;
+	case LT_MPI_CANCELLED:
+		check(cv, OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t, request),
+		      "MpiRequestCancelled");
+		break;
+	}
+}
+
+static void mpi_coll_begin(struct cv *cv, struct cv_loc *l, uint64_t t)
+{
+	check(cv, OTF2_EvtWriter_MpiCollectiveBegin(l->out, NULL, t), "MpiCollectiveBegin");
+}
+
+static void mpi_coll_end(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op, uint32_t comm,
+			 uint32_t root, uint64_t sent, uint64_t received)
+{
+	/* enum lt_mpi_coll is OTF2's order */
+	check(cv,
+	      OTF2_EvtWriter_MpiCollectiveEnd(l->out, NULL, t, (OTF2_CollectiveOp)op,
+					      mpi_comm(cv, comm), mpi_rank(root), sent, received),
+	      "MpiCollectiveEnd");
 }
 
 static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
@@ -507,6 +575,95 @@ static OTF2_StringRef str_ref(uint32_t s)
 	return s == CV_NO_STRING ? OTF2_UNDEFINED_STRING : s;
 }
 
+/*
+ * MPI's strings, registered before the strings go out: [0] "MPI", then each
+ * communicator's name.  NULL when the trace has no MPI (or no memory).
+ */
+static uint32_t *mpi_names(struct cv *cv)
+{
+	int any = cv->ncomms > 0;
+	for (uint32_t i = 0; i < cv->nregions && !any; i++)
+		any = cv->regions[i].paradigm == CV_PARADIGM_MPI;
+	uint32_t *s = any ? malloc((cv->ncomms + 1) * sizeof(*s)) : NULL;
+	if (!s)
+		return NULL;
+	s[0] = cv_string(cv, "MPI");
+	for (uint32_t c = 0; c < cv->ncomms; c++) {
+		const struct cv_comm *cm = &cv->comms[c];
+		char name[96];
+		if (cm->id == LT_MPI_COMM_WORLD)
+			snprintf(name, sizeof(name), "MPI_COMM_WORLD");
+		else if (cm->id == LT_MPI_COMM_SELF)
+			snprintf(name, sizeof(name), "MPI_COMM_SELF");
+		else
+			snprintf(name, sizeof(name), "MPI communicator %u (%u ranks)", c, cm->size);
+		s[1 + c] = cv_string(cv, name);
+	}
+	return s;
+}
+
+/*
+ * MPI's paradigm and groups, from group ref `base` on: the COMM_LOCATIONS group of every
+ * rank's main thread by COMM_WORLD rank (OTF2_UNDEFINED_LOCATION for a rank whose trace
+ * is missing), then one per communicator (a communicator whose members were never
+ * recorded has an empty one).
+ */
+static void write_mpi_groups(struct cv *cv, OTF2_GlobalDefWriter *g, const uint32_t *names,
+			     uint32_t s_empty, OTF2_GroupRef base)
+{
+	if (!names)
+		return;
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, names[0],
+						 OTF2_PARADIGM_CLASS_PROCESS),
+	      "Paradigm");
+	uint32_t world = cv->mpi_world;
+	size_t most = world;
+	for (uint32_t c = 0; c < cv->ncomms; c++)
+		if (cv->comms[c].size > most)
+			most = cv->comms[c].size;
+	uint64_t *members = malloc((most ? most : 1) * sizeof(*members));
+	if (!members) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
+		return;
+	}
+	for (uint32_t r = 0; r < world; r++)
+		members[r] = OTF2_UNDEFINED_LOCATION;
+	for (size_t i = 0; i < cv->nprocs; i++) {
+		const struct cv_process *p = &cv->procs[i];
+		if (p->mpi_rank >= 0 && (uint32_t)p->mpi_rank < world && p->nlocs)
+			members[p->mpi_rank] = cv->locs[p->first_loc].id;
+	}
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteGroup(g, base, names[0], OTF2_GROUP_TYPE_COMM_LOCATIONS,
+					      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, world,
+					      members),
+	      "Group");
+	for (uint32_t c = 0; c < cv->ncomms; c++) {
+		const struct cv_comm *cm = &cv->comms[c];
+		OTF2_GroupType type = OTF2_GROUP_TYPE_COMM_GROUP;
+		uint32_t n = cm->size;
+		if (cm->id == LT_MPI_COMM_WORLD) {
+			n = world;
+			for (uint32_t r = 0; r < n; r++)
+				members[r] = r;
+		} else if (cm->id == LT_MPI_COMM_SELF) {
+			type = OTF2_GROUP_TYPE_COMM_SELF;
+			n = 0;
+		} else {
+			for (uint32_t r = 0; r < n; r++)
+				members[r] = cm->ranks[r] == LT_MPI_NO_RANK ? OTF2_UNDEFINED_UINT64
+									    : cm->ranks[r];
+		}
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteGroup(g, base + 1 + c, s_empty, type,
+						      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n,
+						      members),
+		      "Group");
+	}
+	free(members);
+}
+
 /* Global definitions, in the order Score-P writes them (dependencies first). */
 /* Call sites, call paths and PAPI metrics (after the strings, regions and metrics). */
 static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
@@ -608,6 +765,7 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		snprintf(name, sizeof(name), "CPUs of %s", cv->strings[cv->hosts[h]]);
 		s_cores[h] = cv_string(cv, name);
 	}
+	uint32_t *s_mpi = mpi_names(cv);
 	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
 	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
 				   : OTF2_UNDEFINED_TIMESTAMP;
@@ -742,20 +900,46 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	} else {
 		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
 	}
+	write_mpi_groups(cv, g, s_mpi, s_empty,
+			 (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0)));
 	for (size_t p = 0; p < cv->max_procs; p++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteComm(
 			  g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty, (OTF2_GroupRef)(1 + p),
 			  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
 		      "Comm");
-	for (uint32_t k = 0; k < cv->nteams; k++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteComm(g, team_comm(cv, k),
-						     s_comm ? s_comm[cv->max_procs + k] : s_empty,
-						     (OTF2_GroupRef)(2 + cv->max_procs + k),
-						     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
-		      "Comm");
+	/* Then the teams' and MPI's, in their one numbering. */
+	OTF2_GroupRef mpi_groups =
+	    (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0));
+	uint32_t *by_ref = malloc((cv->ncomm_refs + 1) * sizeof(*by_ref));
+	if (by_ref) {
+		for (uint32_t k = 0; k < cv->nteams; k++)
+			by_ref[cv->teams[k].comm] = k;
+		for (uint32_t c = 0; c < cv->ncomms; c++)
+			by_ref[cv->comms[c].comm] = cv->nteams + c;
+	}
+	for (uint32_t r = 0; by_ref && r < cv->ncomm_refs; r++) {
+		uint32_t k = by_ref[r];
+		if (k < cv->nteams)
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteComm(
+				  g, team_comm(cv, k), s_comm ? s_comm[cv->max_procs + k] : s_empty,
+				  (OTF2_GroupRef)(2 + cv->max_procs + k), OTF2_UNDEFINED_COMM,
+				  OTF2_COMM_FLAG_NONE),
+			      "Comm");
+		else if (s_mpi)
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteComm(
+				  g, mpi_comm(cv, k - cv->nteams), s_mpi[1 + k - cv->nteams],
+				  mpi_groups + 1 + k - cv->nteams, OTF2_UNDEFINED_COMM,
+				  OTF2_COMM_FLAG_NONE),
+			      "Comm");
+	}
+	if (!by_ref)
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Comm");
+	free(by_ref);
 	free(s_comm);
+	free(s_mpi);
 	for (uint32_t m = 0; m < cv->nmetrics; m++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteMetricMember(
@@ -867,5 +1051,8 @@ const struct cv_ops cv_otf2_ops = {
     .marker = marker,
     .program_begin = program_begin,
     .program_end = program_end,
+    .mpi_p2p = mpi_p2p,
+    .mpi_coll_begin = mpi_coll_begin,
+    .mpi_coll_end = mpi_coll_end,
     .finish = finish,
 };

@@ -25,7 +25,13 @@
  *   their text.
  *
  *   Communications: tag 1 from a pthread_create to the new thread's begin; tag 2 from the
- *   end of an OpenMP task to the start of a task that depended on it.
+ *   end of an OpenMP task to the start of a task that depended on it.  MPI messages with
+ *   their MPI tag and size, from the start of the sending call (MPI_Send, MPI_Isend...)
+ *   to the completion of the receive (the end of MPI_Recv, the wait or test that
+ *   completed an MPI_Irecv), on the ranks' clocks put on rank 0's: each send matched to
+ *   its receive by communicator, the two ranks and tag, in the order they were sent and
+ *   posted (MPI's non-overtaking rule).  The halves are kept until the end (24 bytes
+ *   each per message).
  *
  * Records are gathered as fixed-size binary records; every RUN_RECORDS they are sorted and
  * spilled to a scratch file beside the output, and finish() merges the sorted runs into the
@@ -42,7 +48,7 @@
 
 #include "convert.h"
 
-#define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 40 MB */
+#define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 48 MB */
 #define READ_RECORDS 4096u	/* per run while merging */
 
 /* Extrae's states (src/merger/paraver/labels.h), the ones we write and their colours. */
@@ -50,9 +56,14 @@ enum {
 	ST_IDLE = 0,
 	ST_RUNNING = 1,
 	ST_NOT_CREATED = 2,
+	ST_WAIT_MESSAGE = 3,
+	ST_BLOCKING_SEND = 4,
 	ST_SYNC = 5,
+	ST_TEST_PROBE = 6,
 	ST_FORK_JOIN = 7,
+	ST_WAIT_ALL = 8,
 	ST_BLOCKED = 9,
+	ST_GROUP_COMM = 13,
 	ST_OTHERS = 15,
 	ST_MEMORY_TRANSFER = 17,
 	ST_OVERHEAD = 24,
@@ -192,11 +203,20 @@ static const struct {
 enum { REC_STATE = 1, REC_EVENT = 2, REC_COMM = 3 };
 
 /* One record, before sorting.  State: [time, a) in state b.  Event: type b, value a.
- * Communication: from (loc, time) to (b, a), tag c. */
+ * Communication: from (loc, time) to (b, a), tag c, size `size`. */
 struct rec {
-	uint64_t time, a, seq;
+	uint64_t time, a, seq, size;
 	uint32_t loc, b;
 	uint32_t kind, c;
+};
+
+/* Half of an MPI message: who (COMM_WORLD ranks), in what order, when and where. */
+struct msg {
+	uint64_t comm;	     /* communicator id */
+	uint32_t from, to;   /* COMM_WORLD ranks */
+	uint32_t tag, loc;   /* loc: the sender's or receiver's location */
+	uint64_t order;	     /* send: its call's start; receive: when it was posted */
+	uint64_t time, size; /* send: its call's start; receive: its completion */
 };
 
 struct frame {
@@ -220,6 +240,7 @@ struct ploc {
 	int begun, ended;
 	uint32_t papi;		/* PAPI set id + 1 of papi_last, 0: no reading yet */
 	uint64_t papi_last[16]; /* the last reading: events are deltas since it */
+	uint64_t mpi_enter;	/* when its innermost MPI call began */
 };
 
 /* A half of a communication waiting for the other: key -> (loc, time). */
@@ -260,7 +281,10 @@ struct out {
 	uint32_t nscl_line;
 	uint32_t (*papi_types)[16]; /* per PAPI set: the event type of each member */
 	uint32_t npapi_types;
-	uint32_t max_caller; /* the deepest caller level written */
+	uint32_t max_caller;	   /* the deepest caller level written */
+	struct msg *sends, *recvs; /* MPI message halves, matched at the end */
+	size_t nsends, nrecvs, sends_cap, recvs_cap;
+	struct pmap irecvs; /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
 	char error[4096 + 300];
 };
 
@@ -301,7 +325,7 @@ static void put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b
 {
 	if (o->nrun == RUN_RECORDS)
 		spill(o);
-	o->run[o->nrun++] = (struct rec){time, a, o->seq++, loc, b, (uint32_t)kind, c};
+	o->run[o->nrun++] = (struct rec){time, a, o->seq++, 0, loc, b, (uint32_t)kind, c};
 }
 
 /* ---- pending communication halves ---- */
@@ -480,6 +504,27 @@ static enum kind kind_of(struct cv *cv, uint32_t r, int *pvalue)
 }
 
 /* The state a region puts its thread in. */
+/* An MPI call's state, as Extrae's: by what the call waits for. */
+static uint8_t mpi_state(const char *name, enum cv_role role)
+{
+	if (role == CV_ROLE_COLLECTIVE)
+		return name[4] == 'I' ? ST_OTHERS : ST_GROUP_COMM; /* MPI_I...: only starts it */
+	if (!strncmp(name, "MPI_Wait", 8))
+		return ST_WAIT_ALL;
+	if (!strncmp(name, "MPI_Test", 8) || !strcmp(name, "MPI_Iprobe"))
+		return ST_TEST_PROBE;
+	if (!strcmp(name, "MPI_Recv") || !strcmp(name, "MPI_Probe") ||
+	    !strncmp(name, "MPI_Sendrecv", 12))
+		return ST_WAIT_MESSAGE;
+	if (!strcmp(name, "MPI_Send") || !strcmp(name, "MPI_Ssend") || !strcmp(name, "MPI_Bsend") ||
+	    !strcmp(name, "MPI_Rsend"))
+		return ST_BLOCKING_SEND;
+	if (!strcmp(name, "MPI_Init") || !strcmp(name, "MPI_Init_thread") ||
+	    !strcmp(name, "MPI_Finalize"))
+		return ST_OTHERS;
+	return ST_INHERIT;
+}
+
 static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum kind k, int pvalue)
 {
 	const char *name = cv->strings[r->name];
@@ -518,6 +563,8 @@ static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum
 		return ST_MEMORY_TRANSFER;
 	case K_KOKKOS_MEMORY:
 		return r->role == CV_ROLE_ALLOCATE ? ST_ALLOC : ST_FREE;
+	case K_MPI:
+		return mpi_state(name, r->role);
 	default:
 		return ST_INHERIT;
 	}
@@ -752,6 +799,9 @@ static void enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
 {
 	enter_frame(cv, l, t, region, 0);
+	struct ploc *p = ploc(cv, l);
+	if (p && cv->regions[region].paradigm == CV_PARADIGM_MPI)
+		p->mpi_enter = t;
 }
 
 /* A task that depended on others: a communication from each one's end. */
@@ -1350,7 +1400,7 @@ static void write_rec(struct writer *w, const struct rec *r)
 		p = object(w, p, r->b);
 		p = field(p, r->a - w->t0);
 		p = field(p, r->a - w->t0);
-		p = field(p, 0);
+		p = field(p, r->size);
 		p = field(p, r->c);
 		*p++ = '\n';
 		break;
@@ -1470,9 +1520,114 @@ static void close_states(struct cv *cv)
 	}
 }
 
+/* ---- MPI messages ---- */
+
+static void add_half(struct out *o, struct msg **a, size_t *n, size_t *cap, struct msg m)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 1024;
+		struct msg *b = realloc(*a, c * sizeof(*b));
+		if (!b) {
+			fail(o, "out of memory", ENOMEM);
+			return;
+		}
+		*a = b;
+		*cap = c;
+	}
+	(*a)[(*n)++] = m;
+}
+
+static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, uint32_t comm,
+		    uint32_t peer, uint32_t tag, uint64_t bytes, uint64_t request)
+{
+	struct out *o = cv->out;
+	struct ploc *p = ploc(cv, l);
+	int self = cv->procs[l->process].mpi_rank;
+	if (!p || self < 0)
+		return;
+	touch(p, t);
+	uint32_t other = cv_world_rank(cv, comm, peer, (uint32_t)self);
+	uint64_t key = (uint64_t)l->process << 40 ^ request;
+	struct msg m = {cv->comms[comm].id, 0, 0, tag, loc_index(cv, l), 0, t, bytes};
+	switch (kind) {
+	case LT_MPI_SEND:
+	case LT_MPI_ISEND:
+		if (other == LT_MPI_NO_RANK)
+			break;
+		m.from = (uint32_t)self;
+		m.to = other;
+		m.order = m.time = p->mpi_enter;
+		add_half(o, &o->sends, &o->nsends, &o->sends_cap, m);
+		break;
+	case LT_MPI_IRECV_POSTED: {
+		struct pending *e = pmap_slot(&o->irecvs, key, 1);
+		if (e)
+			e->time = t;
+		break;
+	}
+	case LT_MPI_RECV:
+	case LT_MPI_IRECV_DONE: {
+		if (other == LT_MPI_NO_RANK)
+			break;
+		struct pending *e =
+		    kind == LT_MPI_IRECV_DONE ? pmap_slot(&o->irecvs, key, 0) : NULL;
+		m.from = other;
+		m.to = (uint32_t)self;
+		m.order = e ? e->time : p->mpi_enter;
+		add_half(o, &o->recvs, &o->nrecvs, &o->recvs_cap, m);
+		break;
+	}
+	}
+}
+
+static int msg_cmp(const void *x, const void *y)
+{
+	const struct msg *a = x, *b = y;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->tag != b->tag)
+		return a->tag < b->tag ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int same_channel(const struct msg *a, const struct msg *b)
+{
+	return a->comm == b->comm && a->from == b->from && a->to == b->to && a->tag == b->tag;
+}
+
+/* The k-th send of a channel (communicator, ranks, tag) is the k-th receive posted on it. */
+static void match_messages(struct out *o)
+{
+	if (o->nsends)
+		qsort(o->sends, o->nsends, sizeof(*o->sends), msg_cmp);
+	if (o->nrecvs)
+		qsort(o->recvs, o->nrecvs, sizeof(*o->recvs), msg_cmp);
+	for (size_t i = 0, j = 0; i < o->nsends && j < o->nrecvs;) {
+		const struct msg *s = &o->sends[i], *r = &o->recvs[j];
+		if (!same_channel(s, r)) {
+			if (msg_cmp(s, r) < 0)
+				i++;
+			else
+				j++;
+			continue;
+		}
+		if (o->nrun == RUN_RECORDS)
+			spill(o);
+		o->run[o->nrun++] = (struct rec){s->time, r->time, o->seq++, s->size,
+						 s->loc,  r->loc,  REC_COMM, s->tag};
+		i++;
+		j++;
+	}
+}
+
 static int finish(struct cv *cv)
 {
 	struct out *o = cv->out;
+	match_messages(o);
 	close_states(cv);
 	/* The run ends, before the last run is spilled. */
 	uint64_t *run_end = NULL;
@@ -1584,6 +1739,9 @@ void cv_prv_free(struct cv *cv)
 	free(o->regions);
 	free(o->creates.slot);
 	free(o->tasks.slot);
+	free(o->irecvs.slot);
+	free(o->sends);
+	free(o->recvs);
 	free(o->label_set.slot);
 	free(o->labels);
 	free(o->scl_line);
@@ -1615,5 +1773,6 @@ const struct cv_ops cv_prv_ops = {
     .marker = marker,
     .program_begin = program_begin,
     .program_end = program_end,
+    .mpi_p2p = mpi_p2p,
     .finish = finish,
 };
