@@ -7,9 +7,12 @@
 # program counted itself; every send is matched by exactly one receive (by communicator,
 # ranks translated through the recorded communicator members, tag, bytes); the program's
 # output is the same as untraced; the OTF2 archive has a location group "MPI Rank N" per
-# rank with the MPI calls as MPI-paradigm regions, the Paraver trace passes check_prv.
-# Messages and collectives are not converted yet.  Skips an MPI whose companion or
-# launcher is missing.
+# rank with the MPI calls as MPI-paradigm regions and the same messages, bytes and
+# collectives, every MpiSend matched to its MpiRecv through the communicator groups; the
+# Paraver trace passes check_prv with one communication per message.  Clock alignment:
+# ranks run with different LIBTRACE_TEST_CLOCK_SKEW; converted, no receive ends before its
+# send starts (and converted with --no-clock-align, some do).  Skips an MPI whose companion
+# or launcher is missing.
 . "$(dirname "$0")/lib.sh"
 prog=$SRC/tests/programs/mpi_patterns.c
 tested=0
@@ -17,11 +20,13 @@ for abi in openmpi mpich; do
 	comp=$BUILD/libtrace-mpi-$abi.so
 	if [ $abi = openmpi ]; then
 		cc=mpicc.openmpi
-		run=(mpirun.openmpi --allow-run-as-root --oversubscribe -np 4)
+		launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe)
+		run=("${launcher[@]}" -np 4)
 		env_args() { printf '%s\n' -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$1" -x LIBTRACE_QUIET=1; }
 	else
 		cc=mpicc.mpich
-		run=(mpiexec.mpich -n 4)
+		launcher=(mpiexec.mpich)
+		run=("${launcher[@]}" -n 4)
 		env_args() { printf '%s\n' -env LD_PRELOAD "$LIB:$comp" -env LIBTRACE_OUTPUT "$1" -env LIBTRACE_QUIET 1; }
 	fi
 	if [ ! -f "$comp" ] || ! command -v $cc >/dev/null || ! command -v "${run[0]}" >/dev/null; then
@@ -96,31 +101,40 @@ print('%d messages, each send matched by its receive; per-rank counts and bytes 
       "program's; %d communicators" % (sum(s.values()), len(members)))
 PY
 	# The archive: one location group "MPI Rank N" per rank, each MPI call an MPI-paradigm
-	# region (as many Enters per rank as the raw trace has MPI_ENTER records); Paraver too.
+	# region (as many Enters per rank as the raw trace has MPI_ENTER records); its
+	# messages and collectives equal the program's counts, every send is matched to its
+	# receive through the communicators' groups; Paraver's communications too.
 	if [ -x "$CONVERT" ] && command -v otf2-print >/dev/null && /usr/bin/python3 -c 'import otf2' 2>/dev/null; then
 		converted "$T" "$WORK/$abi.otf2"
-		/usr/bin/python3 - "$WORK/$abi.otf2/traces.otf2" "$WORK/$abi.dump" "$T" <<'PY' || fail "$abi: archive"
-import collections, glob, os, sys
-import otf2
-archive, dump, trace = sys.argv[1:]
-rank_of = {}
-for meta in glob.glob(os.path.join(trace, '*', 'meta')):
-    for line in open(meta, errors='replace'):
-        if line.startswith('mpi_rank '):
-            rank_of[os.path.basename(os.path.dirname(meta))] = int(line.split()[1])
-want = collections.Counter(rank_of[l.split()[0]] for l in open(dump) if l.split()[3:4] == ['MPI_ENTER'])
-got = collections.Counter()
-with otf2.reader.open(archive) as r:
-    groups = sorted(g.name for g in r.definitions.location_groups if g.location_group_type == otf2.LocationGroupType.PROCESS)
-    assert groups == ['MPI Rank %d' % i for i in range(4)], groups
-    for loc, ev in r.events:
-        if isinstance(ev, otf2.events.Enter) and ev.region.paradigm == otf2.Paradigm.MPI:
-            got[int(loc.group.name.split()[-1])] += 1
-assert got == want, 'MPI Enters per rank %s, MPI_ENTER records %s' % (dict(got), dict(want))
-print('archive: location groups %s, MPI regions per rank %s' % (groups, dict(sorted(got.items()))))
-PY
+		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.otf2/traces.otf2" \
+			--dump "$WORK/$abi.dump" --trace "$T" --truth "$WORK/$abi.out" ||
+			fail "$abi: archive"
 		"$CONVERT" -q -f paraver "$T" -o "$WORK/$abi" || fail "$abi: paraver conversion"
 		python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$abi.prv" >/dev/null || fail "$abi: check_prv"
+		nmsg=$(awk -F: '/^3:/ && $4 != $10' "$WORK/$abi.prv" | wc -l)
+		[ "$nmsg" = 38 ] || fail "$abi: $nmsg MPI communications in the Paraver trace, want 38"
+		# Clock alignment: each rank's clock moved by a different skew (ms); after
+		# conversion no receive ends before its send starts, which the skew alone breaks.
+		S=$WORK/$abi.skew
+		mpmd=()
+		for r in 0 1 2 3; do
+			skew=$(((r % 2 ? -1 : 1) * r * 7))ms
+			[ $r = 0 ] || mpmd+=(:)
+			if [ $abi = openmpi ]; then
+				mpmd+=(-np 1 -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$S" -x LIBTRACE_QUIET=1 -x "LIBTRACE_TEST_CLOCK_SKEW=$skew" "$WORK/pat_$abi")
+			else
+				mpmd+=(-n 1 -env LD_PRELOAD "$LIB:$comp" -env LIBTRACE_OUTPUT "$S" -env LIBTRACE_QUIET 1 -env LIBTRACE_TEST_CLOCK_SKEW "$skew" "$WORK/pat_$abi")
+			fi
+		done
+		timeout 120 "${launcher[@]}" "${mpmd[@]}" >/dev/null || fail "$abi: the skewed run failed"
+		converted "$S" "$WORK/$abi.skew.otf2"
+		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.skew.otf2/traces.otf2" --causal ||
+			fail "$abi: skewed clocks not aligned"
+		"$CONVERT" -q --no-clock-align "$S" -o "$WORK/$abi.raw.otf2" || fail "$abi: conversion"
+		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.raw.otf2/traces.otf2" --causal >/dev/null 2>&1 &&
+			fail "$abi: the skew did not show without the alignment (the check cannot fail)"
+		"$CONVERT" -q -f paraver "$S" -o "$WORK/$abi.skew" || fail "$abi: paraver conversion"
+		python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$abi.skew.prv" >/dev/null || fail "$abi: check_prv of the aligned trace"
 	fi
 	echo "$abi: ok"
 	tested=$((tested + 1))
