@@ -127,6 +127,9 @@ extern LT_HIDDEN unsigned lt_active;
 #define LT_ACTIVE_INIT 0x80000000u
 extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
+/* Non-zero while this thread is inside a traced MPI call: the threads the MPI library
+ * starts then are its own (progress, PMIx), not the program's, and are not traced. */
+extern LT_HIDDEN __thread int lt_in_mpi LT_TLS;
 
 /* init.c */
 LT_HIDDEN void lt_init(void);

@@ -5,7 +5,8 @@
  * headers, interposes MPI_* through PMPI and hands plain numbers here (include/libtrace/
  * mpi_abi.h).  The guard stays taken from ltr_mpi_enter to ltr_mpi_leave, across the PMPI
  * call: what the MPI library does inside (its own locks and threads' calls on this
- * thread) is not the program's.  No allocation, no lock.
+ * thread) is not the program's, nor are the threads it starts meanwhile (pthread.c).  No
+ * allocation, no lock.
  */
 #include <stdint.h>
 #include <string.h>
@@ -13,11 +14,14 @@
 #include "libtrace/mpi_abi.h"
 #include "lt.h"
 
+__thread int lt_in_mpi LT_TLS;
+
 LT_EXPORT void *ltr_mpi_enter(const char *name, const void *caller)
 {
 	struct lt_thread *t = lt_begin(LT_MOD_MPI);
 	if (!t)
 		return NULL;
+	lt_in_mpi = 1;
 	t->cs_ra = (uint64_t)(uintptr_t)caller;
 	t->cs_fp = 0; /* frame 1 only: the companion's frame is not the program's */
 	uint64_t ts = lt_now();
@@ -38,6 +42,7 @@ LT_EXPORT void ltr_mpi_leave(void *token, int rc)
 	if (!t)
 		return;
 	lt_emit0(t, LT_REC_MPI_LEAVE, 0, (uint32_t)rc);
+	lt_in_mpi = 0;
 	lt_finish(t);
 }
 

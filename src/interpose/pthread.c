@@ -149,6 +149,36 @@ struct start {
 	uint32_t parent;
 };
 
+/* A thread the MPI library starts inside a traced call: nothing it does is traced. */
+struct quiet {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *quiet_trampoline(void *p)
+{
+	struct quiet q = *(struct quiet *)p;
+	free(p);
+	lt_tls_guard = 1;
+	return q.fn(q.arg);
+}
+
+static __typeof__(&pthread_create) real_pthread_create;
+
+static int create_quiet(pthread_t *restrict th, const pthread_attr_t *restrict attr,
+			void *(*fn)(void *), void *restrict arg)
+{
+	struct quiet *q = malloc(sizeof(*q));
+	if (!q)
+		return real_pthread_create(th, attr, fn, arg);
+	q->fn = fn;
+	q->arg = arg;
+	int ret = real_pthread_create(th, attr, quiet_trampoline, q);
+	if (ret)
+		free(q);
+	return ret;
+}
+
 static void *start_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
@@ -165,15 +195,14 @@ static void *start_trampoline(void *p)
 	return ret;
 }
 
-static __typeof__(&pthread_create) real_pthread_create;
-
 LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr,
 			     void *(*fn)(void *), void *restrict arg)
 {
 	RESOLVE(pthread_create, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (!t)
-		return real_pthread_create(th, attr, fn, arg);
+		return lt_in_mpi ? create_quiet(th, attr, fn, arg)
+				 : real_pthread_create(th, attr, fn, arg);
 	struct start *s = malloc(sizeof(*s));
 	if (!s) {
 		lt_finish(t);
