@@ -324,12 +324,18 @@ void ltm_coll(struct ltm_call *c, unsigned op, MPI_Comm comm, int root, uint64_t
 
 /*
  * Clock offsets to rank 0, as Score-P and Extrae measure them: each rank in turn does
- * ROUNDS ping-pongs with rank 0, which answers each with its time; the round trip that
- * took least gives the offset (rank 0's time minus the midpoint of the round trip), good
- * to half that round trip.  On a communicator of its own, so that no message of the
- * program can match.  Every rank takes part whether or not libtrace.so is there.
+ * ping-pongs with rank 0, which answers each with its time; the round trip that took least
+ * gives the offset (rank 0's time minus the midpoint of the round trip), good to half that
+ * round trip.  At least MIN_ROUNDS; more while the best round trip is still slow (ranks
+ * that share cores with others answer late until they are all running), within MAX_NS per
+ * rank.  Rank 0 calls the ranks in turn and lets them all go at the end; meanwhile the
+ * others wait asleep.  On a communicator of its own, so that no message of the program can
+ * match.
+ * Every rank takes part whether or not libtrace.so is there.
  */
-enum { ROUNDS = 10, TAG_PING = 1, TAG_PONG = 2 };
+enum { MIN_ROUNDS = 10, MAX_ROUNDS = 1000, TAG_GO = 1, TAG_PING = 2, TAG_PONG = 3, TAG_DONE = 4 };
+#define GOOD_NS 20000	 /* a round trip this short ends the measurement */
+#define MAX_NS	200000000 /* time one rank may spend beyond MIN_ROUNDS */
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
 static int64_t now_ns(void)
@@ -341,6 +347,24 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Waits for rank 0's message of tag `tag` without spinning: MPI libraries poll, and ranks
+ * polling while they wait would take the CPUs of the two that measure (on oversubscribed
+ * nodes).  0, or -1 when MPI failed. */
+static int wait_for(int tag)
+{
+	MPI_Request req;
+	int flag = 0, word = 0;
+	if (PMPI_Irecv(&word, 1, MPI_INT, 0, tag, sync_comm, &req) != MPI_SUCCESS)
+		return -1;
+	while (!flag) {
+		if (PMPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -1;
+		if (!flag)
+			nanosleep(&(struct timespec){0, 50000}, NULL);
+	}
+	return 0;
+}
+
 static void clock_sync(void)
 {
 	int rank = -1, size = 0;
@@ -348,21 +372,35 @@ static void clock_sync(void)
 	    PMPI_Comm_size(sync_comm, &size) != MPI_SUCCESS)
 		return;
 	int64_t t = 0;
+	int more = 1;
 	if (rank == 0) {
-		for (int r = 1; r < size; r++)
-			for (int i = 0; i < ROUNDS; i++) {
-				if (PMPI_Recv(NULL, 0, MPI_BYTE, r, TAG_PING, sync_comm,
+		/* Calls each rank in turn and answers its pings until it says it is done. */
+		for (int r = 1; r < size; r++) {
+			int turn = 1;
+			if (PMPI_Send(&turn, 1, MPI_INT, r, TAG_GO, sync_comm) != MPI_SUCCESS)
+				return;
+			for (;;) {
+				if (PMPI_Recv(&more, 1, MPI_INT, r, TAG_PING, sync_comm,
 					      MPI_STATUS_IGNORE) != MPI_SUCCESS)
 					return;
+				if (!more)
+					break;
 				t = now_ns();
 				PMPI_Send(&t, 1, MPI_INT64_T, r, TAG_PONG, sync_comm);
 			}
+		}
+		for (int r = 1; r < size; r++) /* all measured: the program goes on */
+			PMPI_Send(&more, 1, MPI_INT, r, TAG_DONE, sync_comm);
 		return;
 	}
-	int64_t best = INT64_MAX, offset = 0, mid = 0;
-	for (int i = 0; i < ROUNDS; i++) {
+	if (wait_for(TAG_GO))
+		return;
+	int64_t best = INT64_MAX, offset = 0, mid = 0, start = now_ns();
+	for (int i = 0; i < MAX_ROUNDS; i++) {
 		int64_t t0 = now_ns();
-		if (PMPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PING, sync_comm) != MPI_SUCCESS ||
+		if (i >= MIN_ROUNDS && (best <= GOOD_NS || t0 - start > MAX_NS))
+			break;
+		if (PMPI_Send(&more, 1, MPI_INT, 0, TAG_PING, sync_comm) != MPI_SUCCESS ||
 		    PMPI_Recv(&t, 1, MPI_INT64_T, 0, TAG_PONG, sync_comm, MPI_STATUS_IGNORE) !=
 			MPI_SUCCESS)
 			return;
@@ -373,8 +411,12 @@ static void clock_sync(void)
 			offset = t - mid;
 		}
 	}
+	more = 0;
+	if (PMPI_Send(&more, 1, MPI_INT, 0, TAG_PING, sync_comm) != MPI_SUCCESS)
+		return;
 	if (lookup())
 		lt.clock(mid, offset, best);
+	wait_for(TAG_DONE);
 }
 
 void ltm_init_done(void)

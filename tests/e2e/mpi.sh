@@ -63,21 +63,29 @@ for abi in openmpi mpich; do
 		[ "$nmsg" = 38 ] || fail "$abi: $nmsg MPI communications in the Paraver trace, want 38"
 		# Clock alignment: each rank's clock moved by a different skew (ms); after
 		# conversion no receive ends before its send starts, which the skew alone breaks.
-		S=$WORK/$abi.skew
-		mpmd=()
-		for r in 0 1 2 3; do
-			skew=$(((r % 2 ? -1 : 1) * r * 7))ms
-			[ $r = 0 ] || mpmd+=(:)
-			if [ $abi = openmpi ]; then
-				mpmd+=(-np 1 -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$S" -x LIBTRACE_QUIET=1 -x "LIBTRACE_TEST_CLOCK_SKEW=$skew" "$WORK/pat_$abi")
-			else
-				mpmd+=(-n 1 -env LD_PRELOAD "$LIB:$comp" -env LIBTRACE_OUTPUT "$S" -env LIBTRACE_QUIET 1 -env LIBTRACE_TEST_CLOCK_SKEW "$skew" "$WORK/pat_$abi")
-			fi
+		# An offset is good to half the fastest round trip of its ping-pong: where the
+		# machine was too busy for a fast one (over 100 us: other tests on the CPUs), the
+		# run is tried again, three times at most.
+		for try in 1 2 3; do
+			S=$WORK/$abi.skew$try
+			mpmd=()
+			for r in 0 1 2 3; do
+				skew=$(((r % 2 ? -1 : 1) * r * 7))ms
+				[ $r = 0 ] || mpmd+=(:)
+				if [ $abi = openmpi ]; then
+					mpmd+=(-np 1 -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$S" -x LIBTRACE_QUIET=1 -x "LIBTRACE_TEST_CLOCK_SKEW=$skew" "$WORK/pat_$abi")
+				else
+					mpmd+=(-n 1 -env LD_PRELOAD "$LIB:$comp" -env LIBTRACE_OUTPUT "$S" -env LIBTRACE_QUIET 1 -env LIBTRACE_TEST_CLOCK_SKEW "$skew" "$WORK/pat_$abi")
+				fi
+			done
+			timeout 120 "${launcher[@]}" "${mpmd[@]}" >/dev/null || fail "$abi: the skewed run failed"
+			[ "$(cat "$S"/*/meta | grep -c '^mpi_clock ')" = 6 ] || fail "$abi: not 2 clock offsets per rank but rank 0"
+			converted "$S" "$WORK/$abi.skew.otf2"
+			/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.skew.otf2/traces.otf2" --causal && break
+			slow=$(awk '$1 == "mpi_clock" && $4 > 100000' "$S"/*/meta | wc -l)
+			[ "$slow" -gt 0 ] && [ $try -lt 3 ] || fail "$abi: skewed clocks not aligned"
+			echo "$abi: $slow offsets measured with round trips over 100 us: the machine is busy, again"
 		done
-		timeout 120 "${launcher[@]}" "${mpmd[@]}" >/dev/null || fail "$abi: the skewed run failed"
-		converted "$S" "$WORK/$abi.skew.otf2"
-		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.skew.otf2/traces.otf2" --causal ||
-			fail "$abi: skewed clocks not aligned"
 		"$CONVERT" -q --no-clock-align "$S" -o "$WORK/$abi.raw.otf2" || fail "$abi: conversion"
 		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.raw.otf2/traces.otf2" --causal >/dev/null 2>&1 &&
 			fail "$abi: the skew did not show without the alignment (the check cannot fail)"

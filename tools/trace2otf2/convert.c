@@ -630,6 +630,8 @@ struct pstate {
 	 * added before offset_ns (which is then rank 0's); none: nmpi_clock 0. */
 	const struct rd_mpi_clock *mpi_clock;
 	size_t nmpi_clock;
+	struct rd_mpi_clock mpi_good[sizeof(((struct rd_process *)0)->mpi_clock) /
+				     sizeof(struct rd_mpi_clock)]; /* those trusted */
 	uint64_t last_ns; /* the latest event time of the process */
 	struct tstate *ts;
 	size_t nts;
@@ -2178,9 +2180,9 @@ static int64_t host_offset(struct cv *cv, uint32_t host, int64_t real_minus_mono
 
 /*
  * An MPI rank's clock, put on rank 0's with the offsets measured at MPI_Init and
- * MPI_Finalize.  Where the rank shares rank 0's host and every offset is within its
- * measurement's error (half the round trip), the clocks are one (CLOCK_MONOTONIC): the
- * offsets are left out, as they can only add that error.
+ * MPI_Finalize (those whose round trip was within 4 times, or 20 us, of the best).  Where the rank
+ * shares rank 0's host and every offset is within its measurement's error (half the round trip),
+ * the clocks are one (CLOCK_MONOTONIC): the offsets are left out, as they can only add that error.
  */
 static void mpi_clock(struct cv *cv, struct pstate *ps, const struct rank0 *r0)
 {
@@ -2188,16 +2190,26 @@ static void mpi_clock(struct cv *cv, struct pstate *ps, const struct rank0 *r0)
 	if (cv->no_clock_align || !r0->found || p->mpi_size <= 0 || p->mpi_rank <= 1 ||
 	    !p->nmpi_clock)
 		return;
+	/* A measurement whose best round trip was much slower than the other's (its rank was
+	 * not running when rank 0 answered) is left out. */
+	int64_t best = INT64_MAX;
+	for (size_t i = 0; i < p->nmpi_clock; i++)
+		if (p->mpi_clock[i].rtt_ns < best)
+			best = p->mpi_clock[i].rtt_ns;
+	size_t n = 0;
+	for (size_t i = 0; i < p->nmpi_clock; i++)
+		if (p->mpi_clock[i].rtt_ns <= 4 * best || p->mpi_clock[i].rtt_ns <= best + 20000)
+			ps->mpi_good[n++] = p->mpi_clock[i];
 	uint32_t host0 = host_index(cv, r0->host);
 	int within = host0 == cv->procs[ps->pidx].host;
-	for (size_t i = 0; i < p->nmpi_clock && within; i++) {
-		int64_t o = p->mpi_clock[i].offset_ns;
-		within = (o < 0 ? -o : o) <= p->mpi_clock[i].rtt_ns / 2;
+	for (size_t i = 0; i < n && within; i++) {
+		int64_t o = ps->mpi_good[i].offset_ns;
+		within = (o < 0 ? -o : o) <= ps->mpi_good[i].rtt_ns / 2;
 	}
 	if (within)
 		return;
-	ps->mpi_clock = p->mpi_clock;
-	ps->nmpi_clock = p->nmpi_clock;
+	ps->mpi_clock = ps->mpi_good;
+	ps->nmpi_clock = n;
 	ps->offset_ns = host_offset(cv, host0, r0->real_minus_mono);
 	cv->mpi_aligned++;
 }
