@@ -27,7 +27,8 @@ packages=(build-essential cmake pkg-config python3 binutils
 	libotf2-trace-dev otf2-tools python3-otf2 libpapi-dev libnuma-dev binutils-dev libunwind-dev
 	pigz xz-utils sysbench strace clang-format clang libomp-dev
 	imagemagick-6.q16 graphicsmagick python3-numpy libopenblas0-openmp gdb
-	libtrilinos-kokkos-dev libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran)
+	libtrilinos-kokkos-dev libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran
+	hpcc scalapack-mpi-test)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
