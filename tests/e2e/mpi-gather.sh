@@ -96,10 +96,11 @@ done
 L=${locals[0]}
 S=$WORK/killed
 coproc TR { exec "$run" --local "$L" -o "$S" -- "$TESTBIN/mark_then" 500 wait 2>/dev/null; }
+tr_pid=$TR_PID # bash unsets TR_PID when it reaps the coprocess
 read -r word pid <&"${TR[0]}" || fail "mark_then did not start"
 [ "$word" = ready ] || fail "mark_then said $word"
-kill -KILL "$TR_PID"
-wait "$TR_PID" 2>/dev/null
+kill -KILL "$tr_pid"
+wait "$tr_pid" 2>/dev/null
 left=("$L"/trace-run.*/"$host.$pid")
 [ -d "${left[0]}" ] || fail "the killed run left no directory: $(ls -AR "$L")"
 "$run" --gather "$L" >"$WORK/out" 2>"$WORK/err"
