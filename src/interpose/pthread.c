@@ -160,6 +160,7 @@ static void *quiet_trampoline(void *p)
 	struct quiet q = *(struct quiet *)p;
 	free(p);
 	lt_tls_guard = 1;
+	lt_in_mpi = 1; /* and the threads it starts are the library's too */
 	return q.fn(q.arg);
 }
 

@@ -83,11 +83,18 @@ static uint64_t mix(uint64_t k)
 	return k ^ (k >> 33);
 }
 
-/* A slot claimed for key (its other fields to be filled by the caller), or NULL: full. */
+static struct slot *find(struct slot *tab, size_t n, uint64_t key);
+
+/* A slot claimed for key (its other fields to be filled by the caller), or NULL: full.  A
+ * key already there is taken over: its handle was released by a call that is not tracked
+ * (MPI_Request_free) and given out again. */
 static struct slot *claim(struct slot *tab, size_t n, uint64_t key)
 {
 	if (key <= GONE)
 		return NULL;
+	struct slot *old = find(tab, n, key);
+	if (old)
+		return old;
 	for (size_t i = 0, h = mix(key) % n; i < n; i++, h = (h + 1) % n) {
 		uint64_t k = __atomic_load_n(&tab[h].key, __ATOMIC_ACQUIRE);
 		if (k == EMPTY || k == GONE) {
@@ -327,14 +334,13 @@ void ltm_coll(struct ltm_call *c, unsigned op, MPI_Comm comm, int root, uint64_t
  * ping-pongs with rank 0, which answers each with its time; the round trip that took least
  * gives the offset (rank 0's time minus the midpoint of the round trip), good to half that
  * round trip.  At least MIN_ROUNDS; more while the best round trip is still slow (ranks
- * that share cores with others answer late until they are all running), within MAX_NS per
- * rank.  Rank 0 calls the ranks in turn and lets them all go at the end; meanwhile the
- * others wait asleep.  On a communicator of its own, so that no message of the program can
- * match.
- * Every rank takes part whether or not libtrace.so is there.
+ * that share cores with others answer late until they are all running), within about 2 s
+ * for all ranks (MAX_NS at most per rank).  Rank 0 calls the ranks in turn and lets them all go at
+ * the end; meanwhile the others wait asleep.  On a communicator of its own, so that no message of
+ * the program can match. Every rank takes part whether or not libtrace.so is there.
  */
 enum { MIN_ROUNDS = 10, MAX_ROUNDS = 1000, TAG_GO = 1, TAG_PING = 2, TAG_PONG = 3, TAG_DONE = 4 };
-#define GOOD_NS 20000	 /* a round trip this short ends the measurement */
+#define GOOD_NS 20000	  /* a round trip this short ends the measurement */
 #define MAX_NS	200000000 /* time one rank may spend beyond MIN_ROUNDS */
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
@@ -350,17 +356,26 @@ static int64_t now_ns(void)
 /* Waits for rank 0's message of tag `tag` without spinning: MPI libraries poll, and ranks
  * polling while they wait would take the CPUs of the two that measure (on oversubscribed
  * nodes).  0, or -1 when MPI failed. */
-static int wait_for(int tag)
+static int wait_for(int tag, int size)
 {
 	MPI_Request req;
 	int flag = 0, word = 0;
 	if (PMPI_Irecv(&word, 1, MPI_INT, 0, tag, sync_comm, &req) != MPI_SUCCESS)
 		return -1;
+	/* Rank 0 spends at most MAX_NS on each rank: past that (rank 0's MPI failed and its
+	 * errors return), give up rather than wait for ever. */
+	int64_t deadline = now_ns() + (int64_t)size * (MAX_NS + 100000000) + 10000000000;
 	while (!flag) {
 		if (PMPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -1;
-		if (!flag)
-			nanosleep(&(struct timespec){0, 50000}, NULL);
+		if (flag)
+			break;
+		if (now_ns() > deadline) {
+			PMPI_Cancel(&req);
+			PMPI_Request_free(&req);
+			return -1;
+		}
+		nanosleep(&(struct timespec){0, 50000}, NULL);
 	}
 	return 0;
 }
@@ -393,12 +408,15 @@ static void clock_sync(void)
 			PMPI_Send(&more, 1, MPI_INT, r, TAG_DONE, sync_comm);
 		return;
 	}
-	if (wait_for(TAG_GO))
+	if (wait_for(TAG_GO, size))
 		return;
+	/* About 2 s for all ranks together, 5 ms to MAX_NS each. */
+	int64_t budget = 2000000000 / (size - 1);
+	budget = budget < 5000000 ? 5000000 : budget > MAX_NS ? MAX_NS : budget;
 	int64_t best = INT64_MAX, offset = 0, mid = 0, start = now_ns();
 	for (int i = 0; i < MAX_ROUNDS; i++) {
 		int64_t t0 = now_ns();
-		if (i >= MIN_ROUNDS && (best <= GOOD_NS || t0 - start > MAX_NS))
+		if (i >= MIN_ROUNDS && (best <= GOOD_NS || t0 - start > budget))
 			break;
 		if (PMPI_Send(&more, 1, MPI_INT, 0, TAG_PING, sync_comm) != MPI_SUCCESS ||
 		    PMPI_Recv(&t, 1, MPI_INT64_T, 0, TAG_PONG, sync_comm, MPI_STATUS_IGNORE) !=
@@ -416,7 +434,7 @@ static void clock_sync(void)
 		return;
 	if (lookup())
 		lt.clock(mid, offset, best);
-	wait_for(TAG_DONE);
+	wait_for(TAG_DONE, size);
 }
 
 void ltm_init_done(void)

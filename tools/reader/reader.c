@@ -240,14 +240,23 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->pid = atoi(val);
 		} else if (!strcmp(line, "ppid")) {
 			p->ppid = atoi(val);
-		} else if (!strcmp(line, "mpi_rank")) {
-			p->mpi_rank = atoi(val) + 1;
-		} else if (!strcmp(line, "mpi_size")) {
-			p->mpi_size = atoi(val);
+		} else if (!strcmp(line, "mpi_rank") || !strcmp(line, "mpi_size")) {
+			/* Ranks and sizes up to 2^24, as communicators (the converter's bound) */
+			long v = strtol(val, NULL, 10);
+			if (v < 0 || v > (1l << 24)) {
+				warnf(warn, ctx, p, "%s:%d: bad %s line", path, lineno, line);
+				continue;
+			}
+			if (line[4] == 'r')
+				p->mpi_rank = (int)v + 1;
+			else
+				p->mpi_size = (int)v;
 		} else if (!strcmp(line, "mpi_clock")) {
 			long long l, o, r;
 			size_t n = p->nmpi_clock;
-			if (sscanf(val, "%lld %lld %lld", &l, &o, &r) != 3 || r < 0 ||
+			const long long big = 1ll << 60; /* 36 years of ns: no overflow below */
+			if (sscanf(val, "%lld %lld %lld", &l, &o, &r) != 3 || r < 0 || r > big ||
+			    l <= 0 || l > big || o < -big || o > big ||
 			    (n && l <= p->mpi_clock[n - 1].local_ns)) {
 				warnf(warn, ctx, p, "%s:%d: bad mpi_clock line", path, lineno);
 				continue;

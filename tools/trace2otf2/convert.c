@@ -733,7 +733,7 @@ static void heap_down(struct pstate *ps, size_t i)
  * constant before the first and after the last. */
 static int64_t mpi_offset(const struct pstate *ps, int64_t local)
 {
-	const struct rd_mpi_clock *c = ps->mpi_clock;
+	const struct rd_mpi_clock *c = ps->mpi_clock; /* the reader bounds them by 2^60 */
 	size_t n = ps->nmpi_clock;
 	if (local <= c[0].local_ns)
 		return c[0].offset_ns;
@@ -750,8 +750,8 @@ static int64_t mpi_offset(const struct pstate *ps, int64_t local)
 static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
 {
 	int64_t ns, local = (int64_t)rd_ticks_to_ns(ps->p, ticks);
-	if (ps->nmpi_clock)
-		local += mpi_offset(ps, local);
+	if (ps->nmpi_clock && __builtin_add_overflow(local, mpi_offset(ps, local), &local))
+		local = INT64_MAX;
 	/* the offset comes from another host's clock readings: saturate */
 	if (__builtin_add_overflow(local, ps->offset_ns, &ns))
 		ns = ps->offset_ns < 0 ? 0 : INT64_MAX;

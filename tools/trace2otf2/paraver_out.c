@@ -285,6 +285,7 @@ struct out {
 	struct msg *sends, *recvs; /* MPI message halves, matched at the end */
 	size_t nsends, nrecvs, sends_cap, recvs_cap;
 	struct pmap irecvs; /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
+	struct pmap isends; /* MPI_Isend: the same key -> its send half's index + 1 (time) */
 	char error[4096 + 300];
 };
 
@@ -1558,7 +1559,20 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 		m.to = other;
 		m.order = m.time = p->mpi_enter;
 		add_half(o, &o->sends, &o->nsends, &o->sends_cap, m);
+		if (kind == LT_MPI_ISEND) {
+			struct pending *e = pmap_slot(&o->isends, key, 1);
+			if (e)
+				e->time = o->nsends; /* its index + 1 */
+		}
 		break;
+	case LT_MPI_CANCELLED: {
+		/* A cancelled send sent nothing: out of its channel (a receive was never
+		 * posted, or was cancelled: its half was never added). */
+		struct pending *e = pmap_slot(&o->isends, key, 0);
+		if (e && e->time && e->time <= o->nsends)
+			o->sends[e->time - 1].comm = UINT64_MAX;
+		break;
+	}
 	case LT_MPI_IRECV_POSTED: {
 		struct pending *e = pmap_slot(&o->irecvs, key, 1);
 		if (e)
@@ -1591,7 +1605,9 @@ static int msg_cmp(const void *x, const void *y)
 		return a->to < b->to ? -1 : 1;
 	if (a->tag != b->tag)
 		return a->tag < b->tag ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return a->time < b->time ? -1 : a->time > b->time;
 }
 
 static int same_channel(const struct msg *a, const struct msg *b)
@@ -1610,6 +1626,8 @@ static void match_messages(struct out *o)
 		qsort(o->recvs, o->nrecvs, sizeof(*o->recvs), msg_cmp);
 	for (size_t i = 0, j = 0; i < o->nsends && j < o->nrecvs;) {
 		const struct msg *s = &o->sends[i], *r = &o->recvs[j];
+		if (s->comm == UINT64_MAX)
+			break; /* cancelled sends sort last */
 		if (!same_channel(s, r)) {
 			if (msg_cmp(s, r) < 0)
 				i++;
@@ -1748,6 +1766,7 @@ void cv_prv_free(struct cv *cv)
 	free(o->creates.slot);
 	free(o->tasks.slot);
 	free(o->irecvs.slot);
+	free(o->isends.slot);
 	free(o->sends);
 	free(o->recvs);
 	free(o->label_set.slot);
