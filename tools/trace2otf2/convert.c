@@ -626,12 +626,11 @@ struct pstate {
 	struct rd_process *p;
 	uint32_t pidx;
 	int64_t offset_ns; /* added to the process's monotonic ns */
-	/* An MPI rank's clock offsets to rank 0 (rd_process.mpi_clock), interpolated and
-	 * added before offset_ns (which is then rank 0's); none: nmpi_clock 0. */
-	const struct rd_mpi_clock *mpi_clock;
+	/* An MPI rank's clock offsets to rank 0 that are trusted (of rd_process.mpi_clock),
+	 * interpolated and added before offset_ns (which is then rank 0's); none: 0. */
+	struct rd_mpi_clock
+	    mpi_clock[sizeof(((struct rd_process *)0)->mpi_clock) / sizeof(struct rd_mpi_clock)];
 	size_t nmpi_clock;
-	struct rd_mpi_clock mpi_good[sizeof(((struct rd_process *)0)->mpi_clock) /
-				     sizeof(struct rd_mpi_clock)]; /* those trusted */
 	uint64_t last_ns; /* the latest event time of the process */
 	struct tstate *ts;
 	size_t nts;
@@ -2199,16 +2198,15 @@ static void mpi_clock(struct cv *cv, struct pstate *ps, const struct rank0 *r0)
 	size_t n = 0;
 	for (size_t i = 0; i < p->nmpi_clock; i++)
 		if (p->mpi_clock[i].rtt_ns <= 4 * best || p->mpi_clock[i].rtt_ns <= best + 20000)
-			ps->mpi_good[n++] = p->mpi_clock[i];
+			ps->mpi_clock[n++] = p->mpi_clock[i];
 	uint32_t host0 = host_index(cv, r0->host);
 	int within = host0 == cv->procs[ps->pidx].host;
 	for (size_t i = 0; i < n && within; i++) {
-		int64_t o = ps->mpi_good[i].offset_ns;
-		within = (o < 0 ? -o : o) <= ps->mpi_good[i].rtt_ns / 2;
+		int64_t o = ps->mpi_clock[i].offset_ns;
+		within = (o < 0 ? -o : o) <= ps->mpi_clock[i].rtt_ns / 2;
 	}
 	if (within)
 		return;
-	ps->mpi_clock = ps->mpi_good;
 	ps->nmpi_clock = n;
 	ps->offset_ns = host_offset(cv, host0, r0->real_minus_mono);
 	cv->mpi_aligned++;
