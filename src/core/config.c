@@ -13,7 +13,8 @@
 
 struct lt_config lt_cfg;
 
-const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos", "mpi", NULL};
+const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos",
+				       "mpi",	  "cuda", "hip",  NULL};
 
 const char *const lt_sampler_names[] = {"energy", "temperature", "memory", "cpu", NULL};
 
@@ -22,7 +23,8 @@ const struct lt_option lt_options[] = {
      "Trace directory. Default: a new libtrace-<program>-<date>-<pid> in the current "
      "directory. Every process writes its own <host>.<pid> sub-directory in it."},
     {"LIBTRACE_MODULES", LT_OPT_MODULES, "all", NULL,
-     "Comma-separated modules to record: pthread, proc, user, omp, kokkos, mpi; or all, none."},
+     "Comma-separated modules to record: pthread, proc, user, omp, kokkos, mpi, cuda, hip; or "
+     "all, none."},
     {"LIBTRACE_BUFFER_SIZE", LT_OPT_SIZE, "8M", NULL,
      "Ring buffer per live thread (64K to 1G), in 8 chunks. The tracer's memory is about "
      "this much per live thread."},
@@ -58,6 +60,13 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
      "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
+    {"LIBTRACE_CUPTI", LT_OPT_CHOICE, "auto", "auto|off",
+     "CUDA through CUPTI (device activity: kernels, copies; every CUDA call, static "
+     "runtime and NVIDIA's libraries included) where CUPTI loads and a GPU answers (auto), "
+     "or only the wrappers of the shared CUDA runtime (off)."},
+    {"LIBTRACE_CUPTI_LIB", LT_OPT_STRING, "", NULL,
+     "The CUPTI library to load. Default: the one beside the program's libcudart, else "
+     "libcupti.so.13, libcupti.so.12, libcupti.so."},
     {"LIBTRACE_TEST_CLOCK_SKEW", LT_OPT_DURATION, "0", NULL,
      "Tests only: a signed duration (e.g. -5ms) added to every clock reading of the "
      "process, to stand for another node's clock (MPI clock alignment tests)."},
@@ -79,6 +88,8 @@ enum {
 	OPT_CALLSITE_DEPTH,
 	OPT_QUIET,
 	OPT_DEBUG,
+	OPT_CUPTI,
+	OPT_CUPTI_LIB,
 	OPT_TEST_CLOCK_SKEW,
 };
 
@@ -289,6 +300,18 @@ static int apply(size_t i, const char *v)
 		return parse_bool(v, &lt_cfg.quiet);
 	case OPT_DEBUG:
 		return parse_int(v, &lt_cfg.debug);
+	case OPT_CUPTI: {
+		int c = parse_choice(v, o->choices);
+		if (c < 0)
+			return -1;
+		lt_cfg.cupti = c; /* enum lt_cupti_mode */
+		return 0;
+	}
+	case OPT_CUPTI_LIB:
+		if (strlen(v) >= sizeof(lt_cfg.cupti_lib))
+			return -1;
+		strcpy(lt_cfg.cupti_lib, v);
+		return 0;
 	case OPT_TEST_CLOCK_SKEW: {
 		uint64_t ns;
 		int neg = *v == '-';
@@ -406,6 +429,12 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		break;
 	case OPT_DEBUG:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
+		break;
+	case OPT_CUPTI:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.cupti ? "off" : "auto");
+		break;
+	case OPT_CUPTI_LIB:
+		snprintf(buf, len, "%s=%s", o->name, lt_cfg.cupti_lib);
 		break;
 	case OPT_TEST_CLOCK_SKEW:
 		snprintf(buf, len, "%s=%lldns", o->name, (long long)lt_cfg.clock_skew_ns);

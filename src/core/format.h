@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 4
+#define LT_FORMAT_MINOR 5
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -198,6 +198,39 @@ enum lt_rec_type {
 	LT_REC_MPI_COMM = 39,  /* a communicator this rank belongs to: arg: its size; sub:
 				* index of the first member listed here; p[0]: its id; p[1..]:
 				* the members' world ranks, two per word (low half first) */
+	/* GPU (1.5): CUDA and HIP.  The host side comes from the wrappers of the runtime
+	 * libraries (libcudart.so, libamdhip64.so) or from CUPTI's API callbacks; the device
+	 * side from CUPTI's activity records.  Correlation ids are CUPTI's (0: none).
+	 * Streams, events and addresses are the runtime's handles as the program sees them;
+	 * stream 0 is the default stream. */
+	LT_REC_GPU_ENTER = 40,	  /* a runtime or driver API call begins: sub: enum lt_gpu_api |
+				   * enum lt_gpu_op << 4; arg: string id of the function's
+				   * name; p[0]: correlation id; then by op (a missing word is
+				   * 0):
+				   *   CALL   p[1], p[2]: objects it concerns (stream, event)
+				   *   ALLOC  p[1]: bytes; p[2]: enum lt_gpu_mem
+				   *   FREE   p[1]: address; p[2]: enum lt_gpu_mem
+				   *   COPY   p[1]: bytes; p[2]: destination; p[3]: source;
+				   *          p[4]: enum lt_gpu_copy; p[5]: stream (async)
+				   *   SET    p[1]: bytes; p[2]: destination; p[3]: value;
+				   *          p[4]: stream
+				   *   LAUNCH p[1]: grid x | y << 32; p[2]: grid z | block x << 32;
+				   *          p[3]: block y | z << 32; p[4]: dynamic shared memory
+				   *          bytes; p[5]: stream; p[6]: string id of the kernel's
+				   *          (mangled) name, 0: unknown
+				   *   SYNC   p[1]: the stream or event waited for (0: the device)
+				   * The call site, where recorded, is the last word (F_CALLSITE). */
+	LT_REC_GPU_LEAVE = 41,	  /* it returned: sub: as its ENTER; arg: its return code (0:
+				   * success); p[0] if present: what it made (the allocated
+				   * address, the created stream or event) */
+	LT_REC_GPU_ACTIVITY = 42, /* the device did something (CUPTI activity record), written
+				   * by whichever thread received the record; ts: then.  sub:
+				   * enum lt_gpu_act; arg: kernels: string id of the name;
+				   * copies: enum lt_gpu_copy; p[0], p[1]: start and end, ns of
+				   * CLOCK_MONOTONIC (the sync pairs' MONO_NS); p[2]: device <<
+				   * 32 | context id; p[3]: stream id; p[4]: correlation id;
+				   * p[5]: bytes (copies, sets); kernels: p[5..7] grid and block
+				   * as LAUNCH's p[1..3] */
 	LT_REC_TYPE_MAX
 };
 
@@ -236,6 +269,53 @@ enum lt_mpi_coll {
 	LT_MPI_REDUCE_SCATTER_BLOCK = 16,
 	LT_MPI_CREATE_HANDLE = 17, /* communicator creation (split, dup...) */
 	LT_MPI_DESTROY_HANDLE = 18,
+};
+
+/* Where a GPU_ENTER/LEAVE comes from: the low 4 bits of their sub. */
+enum lt_gpu_api {
+	LT_GPU_CUDART = 0,	  /* the wrappers of the shared CUDA runtime (libcudart.so) */
+	LT_GPU_CUPTI_RUNTIME = 1, /* CUPTI's runtime API callbacks */
+	LT_GPU_CUPTI_DRIVER = 2,  /* CUPTI's driver API callbacks (calls not made by cudart) */
+	LT_GPU_HIP = 3,		  /* the wrappers of the HIP runtime (libamdhip64.so) */
+};
+
+/* What a GPU API call does: bits 4..7 of the sub of GPU_ENTER/LEAVE. */
+enum lt_gpu_op {
+	LT_GPU_OP_CALL = 0, /* anything else (queries, stream and event management) */
+	LT_GPU_OP_ALLOC = 1,
+	LT_GPU_OP_FREE = 2,
+	LT_GPU_OP_COPY = 3,
+	LT_GPU_OP_SET = 4,
+	LT_GPU_OP_LAUNCH = 5,
+	LT_GPU_OP_SYNC = 6, /* the host waits for the device, a stream or an event */
+};
+
+#define LT_GPU_API(sub) ((sub)&0xfu)
+#define LT_GPU_OP(sub)	((sub) >> 4 & 0xfu)
+
+enum lt_gpu_mem {
+	LT_GPU_MEM_DEVICE = 0,
+	LT_GPU_MEM_HOST = 1,	/* page-locked host memory */
+	LT_GPU_MEM_MANAGED = 2, /* unified memory */
+	LT_GPU_MEM_ASYNC = 3,	/* stream-ordered (cudaMallocAsync, hipMallocAsync) */
+};
+
+/* Copy directions, the values of cudaMemcpyKind and hipMemcpyKind. */
+enum lt_gpu_copy {
+	LT_GPU_COPY_HTOH = 0,
+	LT_GPU_COPY_HTOD = 1,
+	LT_GPU_COPY_DTOH = 2,
+	LT_GPU_COPY_DTOD = 3,
+	LT_GPU_COPY_DEFAULT = 4, /* inferred from the addresses (unified addressing) */
+	LT_GPU_COPY_PEER = 5,	 /* device to another device */
+	LT_GPU_COPY_UNKNOWN = 15,
+};
+
+enum lt_gpu_act {
+	LT_GPU_ACT_KERNEL = 0,
+	LT_GPU_ACT_COPY = 1,
+	LT_GPU_ACT_SET = 2,
+	LT_GPU_ACT_SYNC = 3, /* a host wait CUPTI measured (cudaStreamSynchronize...) */
 };
 
 /*
@@ -446,6 +526,12 @@ enum lt_omp_dep {
  *                                launcher's variables at start, confirmed at MPI_Init
  *   mpi_size N                   the size of COMM_WORLD (at MPI_Init)
  *   mpi_library NAME             the companion library's MPI (openmpi, mpich)
+ *   gpu cupti VERSION            CUDA is recorded through CUPTI (1.5), API version N;
+ *                                the cudart wrappers stay quiet then
+ *   gpu_off WHAT ESCAPED         a GPU layer that could not run, and why (once)
+ *   gpu_clock HOW                how CUPTI's device times were put on CLOCK_MONOTONIC:
+ *                                callback (CUPTI stamps with our clock) or sync (paired
+ *                                readings, linear between them)
  *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at

@@ -358,6 +358,7 @@ void lt_before_exec(void)
 {
 	if (getpid() != traced_pid)
 		return; /* a vfork child shares our memory: leave the parent's state alone */
+	lt_cupti_flush();
 	lt_buffer_flush_all(1);
 	lt_meta_sync();
 	lt_meta_line("exec %llu", (unsigned long long)lt_now());
@@ -370,6 +371,7 @@ __attribute__((constructor)) static void lt_constructor(void)
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
 		lt_init();
 	lt_kokkos_register();
+	lt_cupti_init();
 }
 
 /* The process is leaving (exit, return from main, _exit): make the trace whole, say where. */

@@ -34,9 +34,12 @@ enum lt_module {
 	LT_MOD_OMP = 1u << 3,	  /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */
 	LT_MOD_KOKKOS = 1u << 4,  /* the Kokkos profiling interface (kokkosp_*) */
 	LT_MOD_MPI = 1u << 5,	  /* MPI, through the companion library libtrace-mpi-<abi>.so */
+	LT_MOD_CUDA = 1u << 6,	  /* CUDA: CUPTI, else the shared CUDA runtime's entry points */
+	LT_MOD_HIP = 1u << 7,	  /* HIP: the HIP runtime's entry points (libamdhip64) */
 };
-#define LT_MOD_ALL \
-	(LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS | LT_MOD_MPI)
+#define LT_MOD_ALL                                                                              \
+	(LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS | LT_MOD_MPI | \
+	 LT_MOD_CUDA | LT_MOD_HIP)
 
 /* Samplers of the sampler thread, selected by LIBTRACE_SAMPLERS. */
 enum lt_sampler {
@@ -77,7 +80,11 @@ struct lt_config {
 	unsigned papi_modules;	   /* modules whose regions carry PAPI readings */
 	int callsite_depth;	   /* call-site frames per traced call (0: none) */
 	int64_t clock_skew_ns;	   /* tests: added to every clock reading */
+	int cupti;		   /* enum lt_cupti_mode */
+	char cupti_lib[1024];	   /* the CUPTI library to load ("": search) */
 };
+
+enum lt_cupti_mode { LT_CUPTI_AUTO = 0, LT_CUPTI_OFF };
 
 enum lt_kokkos_fence { LT_KOKKOS_FENCE_AUTO = 0, LT_KOKKOS_FENCE_ON, LT_KOKKOS_FENCE_OFF };
 
@@ -127,9 +134,10 @@ extern LT_HIDDEN unsigned lt_active;
 #define LT_ACTIVE_INIT 0x80000000u
 extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
-/* Non-zero while this thread is inside a traced MPI call: the threads the MPI library
- * starts then are its own (progress, PMIx), not the program's, and are not traced. */
-extern LT_HIDDEN __thread int lt_in_mpi LT_TLS;
+/* Non-zero while this thread is inside a traced call of a runtime library (MPI, CUDA, HIP):
+ * the threads that library starts then are its own (progress, PMIx, the GPU runtimes'
+ * workers), not the program's, and are not traced. */
+extern LT_HIDDEN __thread int lt_in_runtime LT_TLS;
 
 /* init.c */
 LT_HIDDEN void lt_init(void);
@@ -559,6 +567,18 @@ extern LT_HIDDEN int lt_ompt_finalized;
  * that a dlopen brought in later. */
 LT_HIDDEN void lt_kokkos_register(void);
 LT_HIDDEN void lt_kokkos_dlopened(void *handle);
+
+/*
+ * cupti.c: CUPTI, loaded with dlopen when the process has CUDA (libcudart or libcuda
+ * loaded at start, or dlopened later: a static cudart opens libcuda.so.1 at its first
+ * call).  lt_cupti_active is non-zero once CUPTI records CUDA for this process (the
+ * cudart wrappers stay quiet then).  lt_cupti_flush() hands the activity records CUPTI
+ * still holds to the trace (process end, exec).
+ */
+extern LT_HIDDEN int lt_cupti_active;
+LT_HIDDEN void lt_cupti_init(void);
+LT_HIDDEN void lt_cupti_dlopened(const char *name, void *handle);
+LT_HIDDEN void lt_cupti_flush(void);
 
 /* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
 LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -14,14 +14,14 @@
 #include "libtrace/mpi_abi.h"
 #include "lt.h"
 
-__thread int lt_in_mpi LT_TLS;
+__thread int lt_in_runtime LT_TLS;
 
 LT_EXPORT void *ltr_mpi_enter(const char *name, const void *caller)
 {
 	struct lt_thread *t = lt_begin(LT_MOD_MPI);
 	if (!t)
 		return NULL;
-	lt_in_mpi = 1;
+	lt_in_runtime = 1;
 	t->cs_ra = (uint64_t)(uintptr_t)caller;
 	t->cs_fp = 0; /* frame 1 only: the companion's frame is not the program's */
 	uint64_t ts = lt_now();
@@ -42,7 +42,7 @@ LT_EXPORT void ltr_mpi_leave(void *token, int rc)
 	if (!t)
 		return;
 	lt_emit0(t, LT_REC_MPI_LEAVE, 0, (uint32_t)rc);
-	lt_in_mpi = 0;
+	lt_in_runtime = 0;
 	lt_finish(t);
 }
 

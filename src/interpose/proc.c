@@ -263,6 +263,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	if (!t) {
 		void *h = dlopen_as(name, mode, caller);
 		lt_kokkos_dlopened(h);
+		lt_cupti_dlopened(name, h);
 		return h;
 	}
 	LT_NOTE_CALLER(t);
@@ -271,6 +272,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	lt_finish(t);
 	void *h = dlopen_as(name, mode, caller);
 	lt_kokkos_dlopened(h);
+	lt_cupti_dlopened(name, h);
 	if (lt_resume(t)) {
 		if (h && name) {
 			/* dlerror() state is the program's: nothing below touches it. */

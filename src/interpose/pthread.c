@@ -160,7 +160,7 @@ static void *quiet_trampoline(void *p)
 	struct quiet q = *(struct quiet *)p;
 	free(p);
 	lt_tls_guard = 1;
-	lt_in_mpi = 1; /* and the threads it starts are the library's too */
+	lt_in_runtime = 1; /* and the threads it starts are the library's too */
 	return q.fn(q.arg);
 }
 
@@ -202,8 +202,8 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	RESOLVE(pthread_create, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (!t)
-		return lt_in_mpi ? create_quiet(th, attr, fn, arg)
-				 : real_pthread_create(th, attr, fn, arg);
+		return lt_in_runtime ? create_quiet(th, attr, fn, arg)
+				     : real_pthread_create(th, attr, fn, arg);
 	struct start *s = malloc(sizeof(*s));
 	if (!s) {
 		lt_finish(t);
