@@ -49,6 +49,24 @@ void *lt_dlsym_next(const char *name, const char *version)
 	return p;
 }
 
+void *lt_dlsym_runtime(const char *name, const char *const *libs)
+{
+	void *p = lt_dlsym_next(name, NULL);
+	if (p)
+		return p;
+	static void *(*real_dlopen)(const char *, int); /* libc's: ours would record the call */
+	if (!real_dlopen)
+		real_dlopen = lt_dlsym_next("dlopen", NULL);
+	for (size_t i = 0; real_dlopen && libs[i]; i++) {
+		/* NOLOAD: only a runtime already in the process; the handle is kept, the
+		 * runtime stays loaded as long as its user anyway. */
+		void *h = real_dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h && (p = dlsym(h, name)))
+			return p;
+	}
+	return NULL;
+}
+
 /* Replaces every byte outside [A-Za-z0-9._-] by '_'. */
 static void sanitize(char *s)
 {
@@ -382,6 +400,8 @@ void lt_process_end(const char *how)
 	/* From a signal handler that interrupted the tracer on this thread, copying could
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
+	if (!reentered)
+		lt_cupti_flush(); /* after _exit, whose atexit flush did not run */
 	lt_tls_guard++;
 	lt_sampler_stop(!reentered); /* its last samples, then the flush below takes them */
 	if (!reentered) {

@@ -588,6 +588,10 @@ LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(pri
 
 /* Real functions: resolved with dlsym(RTLD_NEXT) once, lazily. */
 LT_HIDDEN void *lt_dlsym_next(const char *name, const char *version);
+/* The same, or else `name` in one of `libs` (NULL-terminated) if one is loaded: a runtime
+ * that a library opened with RTLD_LOCAL, which RTLD_NEXT does not see, while its calls
+ * still reach our wrappers.  NULL when none defines it. */
+LT_HIDDEN void *lt_dlsym_runtime(const char *name, const char *const *libs);
 /* Resolves the real function `name` into real_##name once (version: NULL or "GLIBC_2.x"). */
 #define LT_RESOLVE(name, version)                                    \
 	do {                                                         \

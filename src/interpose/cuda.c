@@ -25,6 +25,7 @@
  * the launch is.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,11 +44,19 @@ struct cuda_launch_config {
 	cuda_stream stream;
 };
 
-/* The real function, looked up once; NULL only when no libcudart is loaded (a program
- * that found our symbol with dlsym): the wrapper then fails the call like cudart would. */
-#define REAL(name, params)                                                         \
-	static cuda_err(*real_##name) params;                                      \
-	if (unlikely(!real_##name) && !(real_##name = lt_dlsym_next(#name, NULL))) \
+/* The real function, looked up once (in a libcudart loaded with RTLD_LOCAL too); NULL
+ * only when no libcudart is loaded (a program that found our symbol with dlsym): the
+ * wrapper then fails the call like cudart would. */
+static __attribute__((noinline)) void *cuda_sym(const char *name)
+{
+	static const char *const runtimes[] = {"libcudart.so.13", "libcudart.so.12",
+					       "libcudart.so.11.0", "libcudart.so", NULL};
+	return lt_dlsym_runtime(name, runtimes);
+}
+
+#define REAL(name, params)                                              \
+	static cuda_err(*real_##name) params;                           \
+	if (unlikely(!real_##name) && !(real_##name = cuda_sym(#name))) \
 	return CUDA_ERR_UNKNOWN
 
 /* Records the call's GPU_ENTER; NULL when not recording (module off, CUPTI records). */
@@ -59,18 +68,22 @@ static struct lt_thread *call_begin(const char *name, unsigned op, const uint64_
 	struct lt_thread *t = lt_begin(LT_MOD_CUDA);
 	if (!t)
 		return NULL;
+	int e = errno; /* the program's, for the runtime to see */
 	lt_note_caller(t, c);
 	lt_gpu_enter(t, LT_GPU_CUDART, op, lt_string_id(t, name), 0, w, n, 1);
 	lt_in_runtime = 1;
+	errno = e;
 	return t;
 }
 
 static cuda_err call_end(struct lt_thread *t, unsigned op, cuda_err rc, uint64_t made)
 {
 	if (t) {
+		int e = errno; /* the runtime's, for the program to see */
 		lt_gpu_leave(t, LT_GPU_CUDART, op, rc, rc ? 0 : made);
 		lt_in_runtime = 0;
 		lt_finish(t);
+		errno = e;
 	}
 	return rc;
 }
@@ -179,10 +192,12 @@ static struct lt_thread *launch_begin(const char *name, const void *key, struct 
 	lt_gpu_dims(w, g, b);
 	w[3] = shared;
 	w[4] = U(s);
+	int e = errno;
 	w[5] = lt_gpu_kernel_id(t, key);
 	lt_note_caller(t, c);
 	lt_gpu_enter(t, LT_GPU_CUDART, LT_GPU_OP_LAUNCH, lt_string_id(t, name), 0, w, 6, 1);
 	lt_in_runtime = 1;
+	errno = e;
 	return t;
 }
 
@@ -226,7 +241,7 @@ LT_EXPORT void __cudaRegisterFunction(void **module, const char *stub, char *dev
 {
 	static void (*real)(void **, const char *, char *, const char *, int, void *, void *,
 			    void *, void *, int *);
-	if (unlikely(!real) && !(real = lt_dlsym_next("__cudaRegisterFunction", NULL)))
+	if (unlikely(!real) && !(real = cuda_sym("__cudaRegisterFunction")))
 		return;
 	lt_gpu_kernel_name_set(stub, device_name);
 	real(module, stub, device_fun, device_name, thread_limit, tid, bid, block, grid, warp_size);

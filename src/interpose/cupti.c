@@ -117,14 +117,22 @@ static uint64_t CUPTIAPI host_clock(void)
 	return lt_clock_mono_ns();
 }
 
+/* A reading pair: the tightest of 5 brackets of cuptiGetTimestamp by our clock (a thread
+ * preempted inside one would shift every device time by as much). */
 static void sync_point(int first)
 {
-	uint64_t dev = 0;
-	uint64_t a = lt_clock_mono_ns();
-	if (cupti.cuptiGetTimestamp(&dev) != CUPTI_SUCCESS)
-		return;
-	uint64_t b = lt_clock_mono_ns();
-	uint64_t host = a + (b - a) / 2;
+	uint64_t best = UINT64_MAX, host = 0, dev = 0;
+	for (int i = 0; i < 5; i++) {
+		uint64_t d = 0, a = lt_clock_mono_ns();
+		if (cupti.cuptiGetTimestamp(&d) != CUPTI_SUCCESS)
+			return;
+		uint64_t b = lt_clock_mono_ns();
+		if (b - a < best) {
+			best = b - a;
+			host = a + (b - a) / 2;
+			dev = d;
+		}
+	}
 	lt_lock(&sync_map.lock);
 	if (first) {
 		sync_map.host0 = host;
@@ -409,15 +417,15 @@ static void api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	unsigned op = cs.open[n].op;
 	lt_gpu_leave(t, api, op, rc, made);
 	if (n == 0) {
-		lt_in_runtime = 0;
 		cs.t = NULL;
-		lt_finish(t);
 		/* The host waited for the device: what it did is known now. */
 		if (op == LT_GPU_OP_SYNC && !cs.flushing) {
 			cs.flushing = 1;
 			cupti.cuptiActivityFlushAll(0);
 			cs.flushing = 0;
 		}
+		lt_in_runtime = 0;
+		lt_finish(t);
 	}
 }
 
@@ -556,26 +564,31 @@ static void activity(struct lt_thread *t, const CUpti_Activity *a)
 
 /*
  * The thread CUPTI hands a buffer to writes its records.  Inside a recorded call, or in
- * our own flush, the guard is ours already; a thread of the runtime's (started inside a
- * call: its TLS guard is up for good) is let through for this, as the records are the
- * device's, not the thread's.
+ * our own flush, the guard is ours already.  A thread of the runtime's (started inside a
+ * call or while CUPTI started: its TLS guard is up for good) is registered for this, as
+ * the records are the device's, and keeps its guard taken afterwards, so that nothing
+ * else it does is recorded.  Without a thread state (tracing over) the records are
+ * dropped: there is no stream left to count them in.
  */
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
 				      size_t valid)
 {
 	(void)size;
 	struct lt_thread *t = NULL;
-	int took = 0;
+	int took = 0, quiet = 0;
 	if (cs.n) {
 		t = cs.t; /* inside a recorded call: the guard is ours */
 	} else if (cs.flushing && lt_self && lt_self->guard) {
 		t = lt_self; /* our own flush, the tracer's guard up (exec) */
+	} else if (lt_tls_guard && lt_self && lt_self->guard) {
+		t = lt_self; /* a runtime's thread, registered by an earlier buffer */
 	} else {
 		int saved = lt_tls_guard;
 		lt_tls_guard = 0;
 		t = lt_begin(LT_MOD_CUDA);
 		lt_tls_guard = saved;
 		took = t != NULL;
+		quiet = saved != 0;
 	}
 	if (t) {
 		if (sync_map.on)
@@ -590,8 +603,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			CUPTI_SUCCESS &&
 		    dropped)
 			lt_emit1(t, LT_REC_LOST, LT_LOST_BUFFER, 0, dropped);
-		if (took)
-			lt_finish(t);
+		if (took && !quiet)
+			lt_finish(
+			    t); /* a runtime's thread keeps the guard: its own calls stay out */
 	}
 	free(buffer);
 }
@@ -728,7 +742,10 @@ static void start_once(void)
 	if (t)
 		lt_guard_take(t);
 	lt_tls_guard++;
+	int in_runtime = lt_in_runtime;
+	lt_in_runtime = 1; /* the threads CUPTI starts are its own */
 	start();
+	lt_in_runtime = in_runtime;
 	lt_tls_guard--;
 	if (t)
 		t->guard = guard;
@@ -746,20 +763,34 @@ void lt_cupti_init(void)
 
 void lt_cupti_dlopened(const char *name, void *handle)
 {
-	if (!handle || !name || tried ||
-	    __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
+	if (!name || tried || __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
-	if (!strncmp(base, "libcudart.so", 12) || !strncmp(base, "libcuda.so", 10))
+	int cudart = !strncmp(base, "libcudart.so", 12), driver = !strncmp(base, "libcuda.so", 10);
+	if (handle && (cudart || driver)) {
 		start_once();
+	} else if (driver && !__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
+		/* A CUDA runtime looked for the driver and found none: calls of a static cudart
+		 * (nvcc's default) are invisible without it, those of a shared one are wrapped. */
+		off("no CUDA driver (libcuda.so.1 not found): only calls to a shared libcudart "
+		    "are recorded");
+	}
 }
 
 void lt_cupti_flush(void)
 {
 	if (lt_cupti_active && !cs.flushing) {
+		struct lt_thread *t = lt_self;
+		long guard = t ? t->guard : 0;
+		if (t)
+			lt_guard_take(t);
+		lt_tls_guard++;
 		cs.flushing = 1;
 		cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		cs.flushing = 0;
+		lt_tls_guard--;
+		if (t)
+			t->guard = guard;
 	}
 }

@@ -27,23 +27,12 @@
  */
 static __attribute__((noinline)) void *gomp_sym(const char *name)
 {
-	void *p = lt_dlsym_next(name, NULL);
-	if (p)
-		return p;
-	static void *(*real_dlopen)(const char *, int); /* libc's: ours would record the call */
-	if (!real_dlopen)
-		real_dlopen = lt_dlsym_next("dlopen", NULL);
 	static const char *const runtimes[] = {"libgomp.so.1", "libomp.so.5", "libomp.so",
-					       "libiomp5.so"};
-	for (size_t i = 0; real_dlopen && i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
-		/* NOLOAD: only a runtime already in the process; the handle is kept, the
-		 * runtime stays loaded as long as its user anyway. */
-		void *h = real_dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
-		if (h && (p = dlsym(h, name)))
-			return p;
-	}
-	lt_warn("OpenMP: no runtime defines %s", name);
-	return NULL;
+					       "libiomp5.so", NULL};
+	void *p = lt_dlsym_runtime(name, runtimes);
+	if (!p)
+		lt_warn("OpenMP: no runtime defines %s", name);
+	return p;
 }
 
 #define RESOLVE(name)                                  \

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/gpu-check.sh - the CUDA end-to-end checks that need an NVIDIA GPU (CI has none).
+#
+#   tools/gpu-check.sh [BUILD_DIR]
+#
+# Builds tests/programs/cuda_calls.cu with the static CUDA runtime (nvcc's default) and the
+# shared one, runs each under libtrace.so (2 host threads x 3 rounds) and checks, from the
+# raw records (trace-dump):
+#   - CUPTI recorded the process (meta `gpu cupti N`), so the cudart wrappers stayed quiet;
+#   - every round's runtime calls are on the thread that made them, none twice;
+#   - the device's work: one kernel record per launch (2 per round), one host-to-device and
+#     one device-to-host copy of 4096 bytes, one set, each joined by its correlation id to
+#     the call that issued it;
+#   - device times on the host timeline: each kernel or copy starts after its call's ENTER
+#     and ends before the LEAVE of the thread's next synchronising call; on a stream,
+#     kernels run in launch order without overlap;
+#   - the leak report: the allocation the program never frees (8192 bytes per round).
+# Then converts with trace2otf2 where it was built (OTF2 libraries present) and checks the
+# archive with otf2-print and check_gpu_otf2.py.  BUILD_DIR: an existing build (e.g. one
+# carried to the GPU machine) or where to configure one (default build-gpu).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+work=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-gpu.XXXXXX")
+command -v nvidia-smi >/dev/null && nvidia-smi -L || echo "gpu-check: nvidia-smi not found"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[ -x "$nvcc" ] || {
+	echo "gpu-check: nvcc not found" >&2
+	exit 2
+}
+"$nvcc" --version | tail -2
+if [ ! -e "$build/libtrace.so" ]; then
+	cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build "$build" -j"$(nproc)" --target trace trace-dump >/dev/null
+	cmake --build "$build" -j"$(nproc)" --target trace2otf2 >/dev/null 2>&1 || true
+fi
+lib=$PWD/$build/libtrace.so
+[ "${build#/}" != "$build" ] && lib=$build/libtrace.so
+threads=2 rounds=3
+status=0
+for kind in static shared; do
+	exe=$work/cuda_calls_$kind
+	"$nvcc" -cudart $kind -O2 -o "$exe" tests/programs/cuda_calls.cu
+	trace=$work/$kind.trace
+	echo "== $kind cudart: $exe $threads $rounds"
+	LD_PRELOAD=$lib LIBTRACE_OUTPUT=$trace LIBTRACE_QUIET=1 "$exe" $threads $rounds
+	grep -a '^gpu' "$trace"/*/meta || true
+	"$build/trace-dump" "$trace" >"$work/$kind.dump"
+	python3 - "$work/$kind.dump" $threads $rounds <<'EOF' || status=1
+import collections, re, sys
+dump, threads, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+calls, acts, problems = [], [], []
+stack = collections.defaultdict(list)
+for line in open(dump):
+    f = line.split()
+    if len(f) < 4:
+        continue
+    th, ts, kind = int(f[1]), int(f[2]), f[3]
+    if kind == "GPU_ENTER":
+        corr = int(re.search(r"corr=(\d+)", line).group(1))
+        stack[th].append(dict(thread=th, api=f[4], op=f[5], name=f[6].strip('"'), corr=corr, enter=ts, line=line))
+    elif kind == "GPU_LEAVE" and stack[th]:
+        c = stack[th].pop()
+        c["leave"] = ts
+        c["rc"] = int(re.search(r"rc=(-?\d+)", line).group(1))
+        calls.append(c)
+    elif kind == "GPU_ACTIVITY":
+        g = dict(kind=f[4], line=line)
+        for k in ("stream", "corr", "start", "end", "bytes"):
+            m = re.search(r"\b%s=(-?\d+)" % k, line)
+            g[k] = int(m.group(1)) if m else None
+        g["dir"] = f[5] if f[4] == "copy" else None
+        acts.append(g)
+apis = collections.Counter(c["api"] for c in calls)
+print("calls by source:", dict(apis))
+if apis.get("cudart"):
+    problems.append("the cudart wrappers recorded %d calls while CUPTI was active" % apis["cudart"])
+count = collections.Counter(c["name"] for c in calls if c["thread"] != 0)
+n = threads * rounds
+want = {"cudaMalloc": 3 * n, "cudaFree": 2 * n, "cudaMemcpy": n, "cudaMemcpyAsync": n,
+        "cudaMemsetAsync": n, "cudaDeviceSynchronize": n, "cudaStreamSynchronize": n,
+        "cudaEventSynchronize": n}
+for name, k in want.items():
+    got = sum(v for key, v in count.items() if key == name or key.startswith(name + "_v"))
+    if got != k:
+        problems.append("%s: %d calls recorded, the program made %d" % (name, got, k))
+launches = [c for c in calls if c["op"] == "launch"]
+if len(launches) != 2 * n:
+    problems.append("%d launches recorded, the program made %d" % (len(launches), 2 * n))
+if any(c["rc"] for c in calls if c["thread"] != 0):
+    problems.append("failed calls: %s" % [c["name"] for c in calls if c["rc"]][:5])
+by_corr = {c["corr"]: c for c in calls}
+kinds = collections.Counter(a["kind"] for a in acts)
+print("device records:", dict(kinds))
+kernels = [a for a in acts if a["kind"] == "kernel"]
+copies = [a for a in acts if a["kind"] == "copy"]
+if len(kernels) != 2 * n:
+    problems.append("%d kernel records for %d launches" % (len(kernels), 2 * n))
+for d, k in (("HtoD", n), ("DtoH", n)):
+    got = [a for a in copies if a["dir"] == d]
+    if len(got) != k or any(a["bytes"] != 4096 for a in got):
+        problems.append("%s copies: %d (%s bytes), expected %d of 4096" % (d, len(got), sorted({a["bytes"] for a in got}), k))
+if sum(1 for a in acts if a["kind"] == "set") != n:
+    problems.append("%d set records, expected %d" % (kinds["set"], n))
+syncs = sorted((c for c in calls if c["op"] == "sync"), key=lambda c: c["enter"])
+worst = 0
+for a in kernels + copies + [a for a in acts if a["kind"] == "set"]:
+    c = by_corr.get(a["corr"])
+    if not c:
+        problems.append("no host call with correlation id %d: %s" % (a["corr"], a["line"].strip()))
+        continue
+    if a["start"] < c["enter"]:
+        problems.append("%s starts %d ns before its call %s" % (a["kind"], c["enter"] - a["start"], c["name"]))
+    nxt = [s for s in syncs if s["thread"] == c["thread"] and s["enter"] >= c["leave"]]
+    if nxt and a["end"] > nxt[0]["leave"]:
+        problems.append("%s ends %d ns after %s returned" % (a["kind"], a["end"] - nxt[0]["leave"], nxt[0]["name"]))
+    worst = max(worst, a["end"] - a["start"])
+streams = collections.defaultdict(list)
+for a in kernels:
+    streams[a["stream"]].append(a)
+for s, ks in streams.items():
+    ks.sort(key=lambda a: by_corr[a["corr"]]["enter"] if a["corr"] in by_corr else 0)
+    for x, y in zip(ks, ks[1:]):
+        if y["start"] < x["end"]:
+            problems.append("stream %d: kernels overlap or run out of launch order" % s)
+print("streams with kernels: %d; longest device operation %d ns" % (len(streams), worst))
+for p in problems[:20]:
+    print("PROBLEM:", p)
+print("gpu-check: %s" % ("ok" if not problems else "%d problems" % len(problems)))
+sys.exit(1 if problems else 0)
+EOF
+	if [ -x "$build/trace2otf2" ]; then
+		"$build/trace2otf2" "$trace" -o "$work/$kind.otf2" 2>&1 | tail -15 || status=1
+		if command -v otf2-print >/dev/null; then
+			otf2-print --silent -Werror "$work/$kind.otf2/traces.otf2" || status=1
+		fi
+		if python3 -c 'import otf2' 2>/dev/null; then
+			python3 tests/e2e/check_gpu_otf2.py "$work/$kind.otf2/traces.otf2" \
+				--expect-kernels $((2 * threads * rounds)) --device-inside-host \
+				--expect-leaks $((threads * rounds)) || status=1
+		fi
+	fi
+done
+echo "gpu-check: traces and dumps in $work"
+exit $status
