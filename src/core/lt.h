@@ -20,11 +20,13 @@
 #error "the record encoder assumes a little-endian machine"
 #endif
 
-#define LT_EXPORT   __attribute__((visibility("default")))
-#define LT_HIDDEN   __attribute__((visibility("hidden")))
-#define LT_TLS	    __attribute__((tls_model("initial-exec")))
-#define likely(x)   __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
+#define LT_EXPORT __attribute__((visibility("default")))
+#define LT_HIDDEN __attribute__((visibility("hidden")))
+#define LT_TLS	  __attribute__((tls_model("initial-exec")))
+#define likely(x) __builtin_expect(!!(x), 1)
+/* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
+#define LT_UNPAREN(...) __VA_ARGS__
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* Run-time modules, selected by LIBTRACE_MODULES. */
 enum lt_module {

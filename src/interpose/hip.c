@@ -71,9 +71,6 @@ static __attribute__((noinline)) void *hip_sym(const char *name)
 			real_##name = hip_sym(#name); \
 	} while (0)
 
-/* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
-#define LT_UNPAREN(...) __VA_ARGS__
-
 /* The GPU_ENTER of a call named `fn` (its call site noted in t), then into the runtime. */
 static __attribute__((noinline)) void hip_enter(struct lt_thread *t, const char *fn, unsigned op,
 						const uint64_t *w, unsigned n)

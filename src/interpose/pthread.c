@@ -16,9 +16,6 @@
 
 #include "../core/lt.h"
 
-/* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
-#define LT_UNPAREN(...) __VA_ARGS__
-
 #define RESOLVE(name, version) LT_RESOLVE(name, version)
 
 /*

@@ -83,6 +83,9 @@ static const char *const rec_names[LT_REC_TYPE_MAX] = {
     [LT_REC_MPI_P2P] = "MPI_P2P",
     [LT_REC_MPI_COLL] = "MPI_COLL",
     [LT_REC_MPI_COMM] = "MPI_COMM",
+    [LT_REC_GPU_ENTER] = "GPU_ENTER",
+    [LT_REC_GPU_LEAVE] = "GPU_LEAVE",
+    [LT_REC_GPU_ACTIVITY] = "GPU_ACTIVITY",
 };
 
 static const char *const omp_names[] = {
@@ -107,6 +110,67 @@ const char *rd_kokkos_name(unsigned kind)
 	return kind < LT_KOKKOS_MAX ? kokkos_names[kind] : "Kokkos (unknown)";
 }
 
+/* The GPU enumerations of format.h, by value; "?" for a value they do not have. */
+static const char *pick(const char *const *names, size_t n, unsigned v)
+{
+	return v < n && names[v] ? names[v] : "?";
+}
+#define PICK(names, v) pick(names, sizeof(names) / sizeof(names[0]), v)
+
+const char *rd_gpu_api_name(unsigned api)
+{
+	static const char *const names[] = {
+	    [LT_GPU_CUDART] = "cudart",
+	    [LT_GPU_CUPTI_RUNTIME] = "cupti-runtime",
+	    [LT_GPU_CUPTI_DRIVER] = "cupti-driver",
+	    [LT_GPU_HIP] = "hip",
+	};
+	return PICK(names, api);
+}
+
+const char *rd_gpu_op_name(unsigned op)
+{
+	static const char *const names[] = {
+	    [LT_GPU_OP_CALL] = "call", [LT_GPU_OP_ALLOC] = "alloc", [LT_GPU_OP_FREE] = "free",
+	    [LT_GPU_OP_COPY] = "copy", [LT_GPU_OP_SET] = "set",	    [LT_GPU_OP_LAUNCH] = "launch",
+	    [LT_GPU_OP_SYNC] = "sync",
+	};
+	return PICK(names, op);
+}
+
+const char *rd_gpu_mem_name(unsigned mem)
+{
+	static const char *const names[] = {
+	    [LT_GPU_MEM_DEVICE] = "device",
+	    [LT_GPU_MEM_HOST] = "pinned host",
+	    [LT_GPU_MEM_MANAGED] = "managed",
+	    [LT_GPU_MEM_ASYNC] = "stream-ordered device",
+	};
+	return PICK(names, mem);
+}
+
+const char *rd_gpu_copy_name(unsigned kind)
+{
+	static const char *const names[] = {
+	    [LT_GPU_COPY_HTOH] = "HtoH",       [LT_GPU_COPY_HTOD] = "HtoD",
+	    [LT_GPU_COPY_DTOH] = "DtoH",       [LT_GPU_COPY_DTOD] = "DtoD",
+	    [LT_GPU_COPY_DEFAULT] = "Default", [LT_GPU_COPY_PEER] = "PtoP",
+	    [LT_GPU_COPY_UNKNOWN] = "unknown",
+	};
+	return PICK(names, kind);
+}
+
+const char *rd_gpu_act_name(unsigned kind)
+{
+	static const char *const names[] = {
+	    [LT_GPU_ACT_KERNEL] = "kernel",
+	    [LT_GPU_ACT_COPY] = "copy",
+	    [LT_GPU_ACT_SET] = "set",
+	    [LT_GPU_ACT_SYNC] = "sync",
+	};
+	return PICK(names, kind);
+}
+
 /*
  * The most words a record of each type has, its call-site word included (format.h):
  * records of a fixed shape have at most 8; the others as their payload allows.  A record
@@ -121,6 +185,12 @@ static unsigned max_words(unsigned type)
 		return 2 + 16;
 	case LT_REC_MPI_COMM:
 		return LT_REC_WORDS_MAX;
+	case LT_REC_GPU_ENTER: /* correlation id, LAUNCH's 6 words, the call site */
+		return 2 + 1 + 6 + 1;
+	case LT_REC_GPU_LEAVE: /* what the call made */
+		return 2 + 1;
+	case LT_REC_GPU_ACTIVITY: /* start, end, device/context, stream, correlation, 3 more */
+		return 2 + 8;
 	default:
 		return 8;
 	}
@@ -199,6 +269,30 @@ static void clock_fit(struct rd_process *p)
 	p->ns_per_tick = 1e9 / p->clock_hz;
 	if (p->nsyncs > 1 && b->ticks > a->ticks && b->mono_ns > a->mono_ns)
 		p->ns_per_tick = (double)(b->mono_ns - a->mono_ns) / (double)(b->ticks - a->ticks);
+}
+
+/* A "KEY ESCAPED ESCAPED" line's value (sampler_off, gpu_off, kokkos_meta): one more pair of
+ * *list (name, text, name, text...).  A line without its second field is ignored. */
+static void add_pair(char ***list, size_t *n, char *val)
+{
+	char *v = strchr(val, ' ');
+	if (!v)
+		return;
+	*v++ = '\0';
+	unescape(val);
+	unescape(v);
+	char **a = realloc(*list, (*n + 1) * 2 * sizeof(*a));
+	if (!a)
+		return;
+	*list = a;
+	a[*n * 2] = strdup(val);
+	a[*n * 2 + 1] = strdup(v);
+	if (a[*n * 2] && a[*n * 2 + 1]) {
+		(*n)++;
+	} else {
+		free(a[*n * 2]);
+		free(a[*n * 2 + 1]);
+	}
 }
 
 static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *err, size_t errlen)
@@ -376,33 +470,17 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->metrics = a;
 			}
 		} else if (!strcmp(line, "sampler_off")) {
-			char *v = strchr(val, ' ');
-			if (!v)
-				continue;
-			*v++ = '\0';
-			unescape(val);
-			unescape(v);
-			char **a = realloc(p->sampler_off, (p->nsampler_off + 1) * 2 * sizeof(*a));
-			if (a) {
-				p->sampler_off = a;
-				a[p->nsampler_off * 2] = strdup(val);
-				a[p->nsampler_off * 2 + 1] = strdup(v);
-				p->nsampler_off++;
-			}
+			add_pair(&p->sampler_off, &p->nsampler_off, val);
+		} else if (!strcmp(line, "gpu_off")) {
+			add_pair(&p->gpu_off, &p->ngpu_off, val);
 		} else if (!strcmp(line, "kokkos_meta")) {
-			char *v = strchr(val, ' ');
-			if (!v)
-				continue;
-			*v++ = '\0';
+			add_pair(&p->kokkos_meta, &p->nkokkos_meta, val);
+		} else if (!strcmp(line, "gpu") || !strcmp(line, "gpu_clock")) {
 			unescape(val);
-			unescape(v);
-			char **a = realloc(p->kokkos_meta, (p->nkokkos_meta + 1) * 2 * sizeof(*a));
-			if (a) {
-				p->kokkos_meta = a;
-				a[p->nkokkos_meta * 2] = strdup(val);
-				a[p->nkokkos_meta * 2 + 1] = strdup(v);
-				p->nkokkos_meta++;
-			}
+			if (line[3])
+				snprintf(p->gpu_clock, sizeof(p->gpu_clock), "%s", val);
+			else
+				snprintf(p->gpu, sizeof(p->gpu), "%s", val);
 		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
 			p->ended = 1;
 			p->end_ticks = strtoull(val, NULL, 10);
@@ -866,6 +944,9 @@ void rd_process_close(struct rd_process *p)
 	for (size_t i = 0; i < p->nsampler_off * 2; i++)
 		free(p->sampler_off[i]);
 	free(p->sampler_off);
+	for (size_t i = 0; i < p->ngpu_off * 2; i++)
+		free(p->gpu_off[i]);
+	free(p->gpu_off);
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);

@@ -100,6 +100,10 @@ struct rd_process {
 	size_t nmetrics;
 	char **sampler_off;  /* "sampler_off": name, reason, name, reason... */
 	size_t nsampler_off; /* pairs */
+	char gpu[64];	     /* "gpu": how CUDA was recorded ("cupti 12040"), "" when not said */
+	char gpu_clock[32];  /* "gpu_clock": how device times were put on CLOCK_MONOTONIC */
+	char **gpu_off;	     /* "gpu_off": layer, reason, layer, reason... */
+	size_t ngpu_off;     /* pairs */
 	char **strings;	     /* id -> string, NULL where undefined */
 	uint32_t nstrings;
 	int events_fd, ring_fd;
@@ -182,6 +186,13 @@ const char *rd_fn_name(unsigned fn);
 /* What an OpenMP construct (enum lt_omp) is called: "!$omp for", "omp_set_lock". */
 const char *rd_omp_name(unsigned construct);
 const char *rd_kokkos_name(unsigned kind);
+/* The GPU enumerations of format.h: enum lt_gpu_api ("cudart"), lt_gpu_op ("alloc"),
+ * lt_gpu_mem ("managed"), lt_gpu_copy ("HtoD"), lt_gpu_act ("kernel"); "?" when unknown. */
+const char *rd_gpu_api_name(unsigned api);
+const char *rd_gpu_op_name(unsigned op);
+const char *rd_gpu_mem_name(unsigned mem);
+const char *rd_gpu_copy_name(unsigned kind);
+const char *rd_gpu_act_name(unsigned kind);
 int rd_fn_object(unsigned fn); /* enum lt_fn_object */
 const char *rd_string(const struct rd_process *p, uint32_t id);
 

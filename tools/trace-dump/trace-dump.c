@@ -114,6 +114,87 @@ static const char *lost_cause_name(unsigned cause)
 	return "unknown";
 }
 
+/* Grid and block of a launch (LAUNCH's p[1..3], ACTIVITY's p[5..7]): " grid=XxYxZ block=XxYxZ". */
+static void print_dims(FILE *out, const uint64_t *w)
+{
+	fprintf(out, " grid=%ux%ux%u block=%ux%ux%u", (unsigned)w[0], (unsigned)(w[0] >> 32),
+		(unsigned)w[1], (unsigned)(w[1] >> 32), (unsigned)w[2], (unsigned)(w[2] >> 32));
+}
+
+/* GPU_ENTER: source, operation, function, correlation id, then the operation's words (a
+ * word the record leaves out is 0, format.h). */
+static void print_gpu_enter(struct dump *d, const struct rd_process *p, const struct lt_rec *r,
+			    const uint64_t *pl, unsigned npl)
+{
+	uint64_t w[7] = {0};
+	unsigned op = LT_GPU_OP(r->sub);
+	memcpy(w, pl, (npl < 7 ? npl : 7) * sizeof(*w));
+	fprintf(d->out, " %s %s ", rd_gpu_api_name(LT_GPU_API(r->sub)), rd_gpu_op_name(op));
+	print_id(d->out, p, r->arg);
+	fprintf(d->out, " corr=%llu", (unsigned long long)w[0]);
+	switch (op) {
+	case LT_GPU_OP_ALLOC:
+		fprintf(d->out, " bytes=%llu mem=\"%s\"", (unsigned long long)w[1],
+			rd_gpu_mem_name((unsigned)w[2]));
+		break;
+	case LT_GPU_OP_FREE:
+		fprintf(d->out, " ptr=0x%llx mem=\"%s\"", (unsigned long long)w[1],
+			rd_gpu_mem_name((unsigned)w[2]));
+		break;
+	case LT_GPU_OP_COPY:
+		fprintf(d->out, " bytes=%llu dst=0x%llx src=0x%llx kind=%s stream=0x%llx",
+			(unsigned long long)w[1], (unsigned long long)w[2],
+			(unsigned long long)w[3], rd_gpu_copy_name((unsigned)w[4]),
+			(unsigned long long)w[5]);
+		break;
+	case LT_GPU_OP_SET:
+		fprintf(d->out, " bytes=%llu dst=0x%llx value=%llu stream=0x%llx",
+			(unsigned long long)w[1], (unsigned long long)w[2],
+			(unsigned long long)w[3], (unsigned long long)w[4]);
+		break;
+	case LT_GPU_OP_LAUNCH:
+		print_dims(d->out, &w[1]);
+		fprintf(d->out, " shared=%llu stream=0x%llx kernel=", (unsigned long long)w[4],
+			(unsigned long long)w[5]);
+		if (w[6])
+			print_id(d->out, p, (uint32_t)w[6]);
+		else
+			fputs("?", d->out);
+		break;
+	case LT_GPU_OP_SYNC:
+		fprintf(d->out, " on=0x%llx", (unsigned long long)w[1]);
+		break;
+	default:
+		fprintf(d->out, " obj=0x%llx obj2=0x%llx", (unsigned long long)w[1],
+			(unsigned long long)w[2]);
+	}
+}
+
+/* GPU_ACTIVITY: what the device did, where and when (start and end on the dump's time base,
+ * as the records' times). */
+static void print_gpu_activity(struct dump *d, const struct rd_process *p, const struct lt_rec *r,
+			       const uint64_t *pl, unsigned npl)
+{
+	uint64_t w[8] = {0};
+	memcpy(w, pl, (npl < 8 ? npl : 8) * sizeof(*w));
+	fprintf(d->out, " %s", rd_gpu_act_name(r->sub));
+	if (r->sub == LT_GPU_ACT_KERNEL) {
+		fputc(' ', d->out);
+		print_id(d->out, p, r->arg);
+	} else if (r->sub == LT_GPU_ACT_COPY) {
+		fprintf(d->out, " %s", rd_gpu_copy_name(r->arg));
+	}
+	fprintf(d->out,
+		" device=%u context=%u stream=%llu corr=%llu start=%lld end=%lld duration=%lld",
+		(unsigned)(w[2] >> 32), (unsigned)w[2], (unsigned long long)w[3],
+		(unsigned long long)w[4], (long long)(w[0] - d->base_ns),
+		(long long)(w[1] - d->base_ns), (long long)(w[1] - w[0]));
+	if (r->sub == LT_GPU_ACT_KERNEL)
+		print_dims(d->out, &w[5]);
+	else if (r->sub != LT_GPU_ACT_SYNC)
+		fprintf(d->out, " bytes=%llu", (unsigned long long)w[5]);
+}
+
 static int print_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
 			const struct lt_rec *r)
 {
@@ -274,6 +355,18 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		for (unsigned i = 1; i < npl; i++)
 			fprintf(d->out, "%s%u,%u", i > 1 ? "," : "", (unsigned)pl[i],
 				(unsigned)(pl[i] >> 32));
+		break;
+	case LT_REC_GPU_ENTER:
+		print_gpu_enter(d, p, r, pl, npl);
+		break;
+	case LT_REC_GPU_LEAVE:
+		fprintf(d->out, " %s %s rc=%d", rd_gpu_api_name(LT_GPU_API(r->sub)),
+			rd_gpu_op_name(LT_GPU_OP(r->sub)), (int32_t)r->arg);
+		if (npl >= 1)
+			fprintf(d->out, " made=0x%llx", (unsigned long long)pl[0]);
+		break;
+	case LT_REC_GPU_ACTIVITY:
+		print_gpu_activity(d, p, r, pl, npl);
 		break;
 	default:
 		if (r->type >= LT_REC_OMP_FORK && r->type <= LT_REC_OMP_CHUNK) {

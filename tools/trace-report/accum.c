@@ -323,6 +323,10 @@ const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role)
 		return "openmp";
 	case CV_PARADIGM_KOKKOS:
 		return "kokkos";
+	case CV_PARADIGM_CUDA:
+		return "cuda";
+	case CV_PARADIGM_HIP:
+		return "hip";
 	}
 	return "other";
 }

@@ -164,6 +164,7 @@ struct group {
 	uint32_t nargs;
 	int cut, killed; /* markers: files cut short; died without its end record */
 	int cores;	 /* --core-view's "CPUs of <host>": not a process */
+	int accelerator; /* a GPU context (its streams): not a process either */
 	char *dir;	 /* <host>.<pid>[.<n>] */
 	int ppid;
 };
@@ -319,10 +320,13 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_LocationGroupRef self, OTF2_St
 				   OTF2_LocationGroupRef creator)
 {
 	struct in *in = ud;
-	(void)type;
 	if (grow((void **)&in->groups, &in->groups_cap, in->grefs.n, sizeof(*in->groups)))
 		return oom(in);
-	in->groups[in->grefs.n] = (struct group){.name = name, .node = node, .creator = creator};
+	in->groups[in->grefs.n] =
+	    (struct group){.name = name,
+			   .node = node,
+			   .creator = creator,
+			   .accelerator = type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR};
 	return refs_add(&in->grefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -443,10 +447,11 @@ static int link_definitions(struct in *in)
 		g->pid = pid_of(name);
 		g->cores = !g->pid && !strncmp(name, "CPUs of ", 8);
 	}
-	/* trace2otf2 writes --core-view's groups after the processes': those at the end are
-	 * left out, their CPU locations with them. */
+	/* trace2otf2 writes --core-view's groups and the GPU contexts' after the processes':
+	 * those at the end are left out, their CPU and stream locations with them. */
 	in->nprocs = in->grefs.n;
-	while (in->nprocs > 1 && in->groups[in->nprocs - 1].cores)
+	while (in->nprocs > 1 &&
+	       (in->groups[in->nprocs - 1].cores || in->groups[in->nprocs - 1].accelerator))
 		in->nprocs--;
 	uint32_t *threads = calloc(in->grefs.n, sizeof(*threads)); /* per group, so far */
 	if (!threads)
@@ -469,7 +474,7 @@ static int link_definitions(struct in *in)
 		uint64_t id = in->lrefs.ref[i];
 		l->index = (uint32_t)id == in->grefs.ref[l->group] ? (uint32_t)(id >> 32)
 								   : threads[l->group];
-		if (l->group >= in->nprocs) /* a CPU of --core-view */
+		if (l->group >= in->nprocs) /* a CPU of --core-view, a GPU stream */
 			l->thread = 0;
 		threads[l->group] += l->thread;
 		in->nthreads += l->thread;
@@ -1097,6 +1102,15 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 			break;
 		case OTF2_PARADIGM_KOKKOS:
 			ri[i].kind = acc_kind_name(CV_PARADIGM_KOKKOS, role);
+			break;
+		case OTF2_PARADIGM_MPI:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_MPI, role);
+			break;
+		case OTF2_PARADIGM_CUDA:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_CUDA, role);
+			break;
+		case OTF2_PARADIGM_HIP:
+			ri[i].kind = acc_kind_name(CV_PARADIGM_HIP, role);
 			break;
 		default:
 			ri[i].kind = "other";

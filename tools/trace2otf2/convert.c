@@ -488,6 +488,7 @@ struct frame {
 	uint32_t region;
 	int fn; /* enum lt_fn, or -1 for a user or code region */
 	uint64_t obj, obj2;
+	uint32_t aux; /* a GPU call's call site id + 1 (0: none) */
 };
 
 struct held {
@@ -611,9 +612,30 @@ static void idmap_free(struct idmap *m)
 	*m = (struct idmap){0};
 }
 
+/* A live allocation (Kokkos's, or a GPU API call's), in a table by address. */
 struct kalloc {
 	uint64_t addr, bytes, ns;
 	uint32_t label, space, loc; /* string ids; index into cv->locs */
+	uint32_t scl;		    /* call site id + 1 of the allocating call, 0: none */
+};
+
+struct alloc_table {
+	struct idmap map; /* address -> index + 1 into a, while allocated */
+	struct kalloc *a; /* the live allocations */
+	uint32_t n, cap;
+};
+
+/* A GPU API call whose correlation id the device's records may name: who made it, when. */
+struct gcall {
+	uint32_t loc; /* index into cv->locs */
+	uint64_t ns;  /* its Enter */
+};
+
+/* A device operation (GPU_ACTIVITY), kept until the process's merge ends. */
+struct gact {
+	uint64_t w[8]; /* the record's payload (format.h), missing words 0 */
+	uint32_t arg;
+	uint16_t kind; /* enum lt_gpu_act */
 };
 
 struct kspace {
@@ -639,18 +661,16 @@ struct pstate {
 	struct lockent *locks; /* open addressing on addr */
 	size_t nlocks, locks_cap;
 	uint32_t *next_lock_id;
-	uint32_t *user_regions; /* process string id -> user region id + 1 (0: not yet) */
-	struct idmap pars;	/* parallel id -> code address, from fork to join */
-	struct idmap levels;	/* parallel id -> nesting level + 1 of the fork */
-	struct idmap tasks;	/* task id -> code address, from creation to completion */
-	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
-	struct idmap depends;	/* task id -> string id of the tasks it waits for */
-	struct idmap ksections; /* Kokkos section id -> string id + 1 of its name */
-	struct idmap kregions;	/* (kind + 1) << 32 | process string id -> region + 1 */
-	struct idmap kallocs;	/* address -> index + 1 into kalloc, while allocated */
-	struct kalloc *kalloc;	/* the live Kokkos allocations */
-	uint32_t nkalloc, kalloc_cap;
-	struct kspace *kspaces; /* bytes allocated per memory space */
+	uint32_t *user_regions;	 /* process string id -> user region id + 1 (0: not yet) */
+	struct idmap pars;	 /* parallel id -> code address, from fork to join */
+	struct idmap levels;	 /* parallel id -> nesting level + 1 of the fork */
+	struct idmap tasks;	 /* task id -> code address, from creation to completion */
+	struct idmap writers;	 /* address -> the last task that wrote it (dependences) */
+	struct idmap depends;	 /* task id -> string id of the tasks it waits for */
+	struct idmap ksections;	 /* Kokkos section id -> string id + 1 of its name */
+	struct idmap kregions;	 /* (kind + 1) << 32 | process string id -> region + 1 */
+	struct alloc_table kmem; /* the live Kokkos allocations */
+	struct kspace *kspaces;	 /* bytes allocated per memory space */
 	uint32_t nkspaces;
 	uint32_t papi; /* its PAPI set id + 1, 0: none */
 	/* Samplers: the sampler thread's records become metrics on two METRIC locations. */
@@ -658,6 +678,15 @@ struct pstate {
 	size_t node_loc, proc_loc; /* index into cv->locs, SIZE_MAX: not yet */
 	int node_metrics;	   /* this process shows its host's node metrics */
 	uint32_t m_cpu, m_node;	   /* the per-thread CPU and NUMA node metrics */
+	/* GPU. */
+	struct idmap gregions; /* tag << 32 | process string id -> region + 1 (gpu_*_region) */
+	struct idmap gknames;  /* process string id of a kernel name -> cv string id + 1 */
+	struct idmap gcorr;    /* correlation id -> index + 1 into gcalls */
+	struct gcall *gcalls;  /* the GPU calls with a correlation id */
+	uint32_t ngcalls, gcalls_cap;
+	struct alloc_table gmem; /* device memory allocated by GPU calls, live */
+	struct gact *gacts;	 /* the device's operations */
+	uint32_t ngacts, gacts_cap;
 	int failed;
 };
 
@@ -746,24 +775,37 @@ static int64_t mpi_offset(const struct pstate *ps, int64_t local)
 	return c[n - 1].offset_ns;
 }
 
-static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
+/* Process ps's CLOCK_MONOTONIC nanoseconds `mono` on the trace's timeline: moved onto rank
+ * 0's clock (an MPI rank), then by the host's offset. */
+static uint64_t mono_to_ns(struct pstate *ps, uint64_t mono)
 {
-	int64_t ns, local = (int64_t)rd_ticks_to_ns(ps->p, ticks);
+	int64_t ns, local = mono > (UINT64_C(1) << 62) ? INT64_C(1) << 62 : (int64_t)mono;
 	if (ps->nmpi_clock && __builtin_add_overflow(local, mpi_offset(ps, local), &local))
 		local = INT64_MAX;
 	/* the offset comes from another host's clock readings: saturate */
 	if (__builtin_add_overflow(local, ps->offset_ns, &ns))
 		ns = ps->offset_ns < 0 ? 0 : INT64_MAX;
-	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
-	if (v < t->last_ns) /* never backwards on a location */
-		v = t->last_ns;
-	t->last_ns = v;
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* A time written: the process's and the trace's extent. */
+static void note_time(struct pstate *ps, uint64_t v)
+{
 	if (v > ps->last_ns)
 		ps->last_ns = v;
 	if (v < ps->cv->stats.first_ns)
 		ps->cv->stats.first_ns = v;
 	if (v > ps->cv->stats.last_ns)
 		ps->cv->stats.last_ns = v;
+}
+
+static uint64_t to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks)
+{
+	uint64_t v = mono_to_ns(ps, rd_ticks_to_ns(ps->p, ticks));
+	if (v < t->last_ns) /* never backwards on a location */
+		v = t->last_ns;
+	t->last_ns = v;
+	note_time(ps, v);
 	return v;
 }
 
@@ -821,7 +863,7 @@ static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64
 		t->stack = a;
 		t->cap = cap;
 	}
-	t->stack[t->depth++] = (struct frame){region, fn, obj, obj2};
+	t->stack[t->depth++] = (struct frame){region, fn, obj, obj2, 0};
 	return 0;
 }
 
@@ -830,6 +872,7 @@ static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64
 #define FN_START  (-3)		    /* a thread's start routine, which ends with the thread */
 #define FN_OMP(c) (1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
 #define FN_MPI	  2000		    /* an MPI function */
+#define FN_GPU	  3000		    /* a GPU API call */
 
 /* How a thread's frames are closed. */
 enum close_how {
@@ -1285,16 +1328,41 @@ static struct kspace *kokkos_space(struct pstate *ps, const char *name)
 	return &a[ps->nkspaces++];
 }
 
-/* Forgets live allocation i: the last one takes its place, so kalloc holds the live ones. */
-static void kalloc_remove(struct pstate *ps, uint32_t i)
+/* Forgets live allocation i: the last one takes its place, so t->a holds the live ones. */
+static void alloc_remove(struct alloc_table *t, uint32_t i)
 {
-	idmap_del(&ps->kallocs, ps->kalloc[i].addr);
-	if (i != --ps->nkalloc) {
-		ps->kalloc[i] = ps->kalloc[ps->nkalloc];
-		uint64_t *moved = idmap_get(&ps->kallocs, ps->kalloc[i].addr, 0);
+	idmap_del(&t->map, t->a[i].addr);
+	if (i != --t->n) {
+		t->a[i] = t->a[t->n];
+		uint64_t *moved = idmap_get(&t->map, t->a[i].addr, 0);
 		if (moved)
 			*moved = i + 1;
 	}
+}
+
+/* Keeps allocation k at its address's slot of t->map (idmap_get(..., 1)): a new entry, or
+ * in place of the one the address had (allocated again without a free between). */
+static void alloc_set(struct alloc_table *t, uint64_t *slot, const struct kalloc *k)
+{
+	if (!*slot) {
+		if (t->n == t->cap) {
+			struct kalloc *a = grow(t->a, &t->cap, sizeof(*a));
+			if (!a) {
+				idmap_del(&t->map, k->addr);
+				return;
+			}
+			t->a = a;
+		}
+		*slot = ++t->n;
+	}
+	t->a[*slot - 1] = *k;
+}
+
+static void alloc_free(struct alloc_table *t)
+{
+	idmap_free(&t->map);
+	free(t->a);
+	*t = (struct alloc_table){0};
 }
 
 /* An allocation (sub 0) or deallocation: a moment of role ALLOCATE or DEALLOCATE with the
@@ -1326,11 +1394,11 @@ static void kokkos_alloc(struct pstate *ps, struct cv_loc *l, uint64_t ns, const
 	cv->ops->enter_attrs(cv, l, ns, rid, a, 3);
 	cv->ops->leave(cv, l, ns, rid, 0);
 	struct kspace *sp = kokkos_space(ps, space);
-	uint64_t *slot = idmap_get(&ps->kallocs, addr, r->sub == 0);
+	uint64_t *slot = idmap_get(&ps->kmem.map, addr, r->sub == 0);
 	if (sp) {
 		uint64_t total = (uint64_t)sp->bytes, stale = 0;
 		if (r->sub == 0 && slot && *slot) /* the same address again, never freed */
-			stale = ps->kalloc[*slot - 1].bytes;
+			stale = ps->kmem.a[*slot - 1].bytes;
 		total = total > stale ? total - stale : 0;
 		if (r->sub) /* an allocation made before Kokkos loaded us: nothing below 0 */
 			total = total > bytes ? total - bytes : 0;
@@ -1343,61 +1411,76 @@ static void kokkos_alloc(struct pstate *ps, struct cv_loc *l, uint64_t ns, const
 	if (!slot || (r->sub && !*slot))
 		return; /* freed, but allocated before Kokkos loaded us */
 	if (r->sub) {
-		kalloc_remove(ps, (uint32_t)*slot - 1);
+		alloc_remove(&ps->kmem, (uint32_t)*slot - 1);
 		return;
 	}
-	if (!*slot) { /* else the same address again without a free: it replaces the old one */
-		if (ps->nkalloc == ps->kalloc_cap) {
-			struct kalloc *k = grow(ps->kalloc, &ps->kalloc_cap, sizeof(*k));
-			if (!k) {
-				idmap_del(&ps->kallocs, addr);
-				return;
-			}
-			ps->kalloc = k;
-		}
-		*slot = ++ps->nkalloc;
+	struct kalloc k = {
+	    addr, bytes, ns, cv_string(cv, label), cv_string(cv, space), (uint32_t)(l - cv->locs),
+	    0};
+	alloc_set(&ps->kmem, slot, &k);
+}
+
+/* An allocation never freed: into cv->leaks, and a marker of `kind` saying `text` where
+ * and when it was made. */
+static void leak_add(struct pstate *ps, const struct kalloc *k, int kind, const char *text)
+{
+	struct cv *cv = ps->cv;
+	if (cv->nleaks == cv->leaks_cap) {
+		uint32_t cap = (uint32_t)cv->leaks_cap;
+		struct cv_leak *a = grow(cv->leaks, &cap, sizeof(*a));
+		if (!a)
+			return;
+		cv->leaks = a;
+		cv->leaks_cap = cap;
 	}
-	ps->kalloc[*slot - 1] = (struct kalloc){
-	    addr, bytes, ns, cv_string(cv, label), cv_string(cv, space), (uint32_t)(l - cv->locs)};
+	cv->leaks[cv->nleaks++] =
+	    (struct cv_leak){ps->pidx, k->label, k->space, k->bytes, k->addr, kind, k->scl};
+	cv->ops->marker(cv, &cv->locs[k->loc], k->ns, kind, text);
 }
 
 /* At the process's end: what Kokkos allocated and never freed. */
 static void kokkos_leaks(struct pstate *ps)
 {
 	struct cv *cv = ps->cv;
-	for (uint32_t i = 0; i < ps->nkalloc; i++) {
-		const struct kalloc *k = &ps->kalloc[i];
+	for (uint32_t i = 0; i < ps->kmem.n; i++) {
+		const struct kalloc *k = &ps->kmem.a[i];
 		const char *label = cv->strings[k->label];
-		struct cv_leak lk = {ps->pidx,
-				     k->label,
-				     k->space,
-				     k->bytes,
-				     k->addr,
-				     ps->p->kokkos_end_ticks == 0     ? CV_MARK_KOKKOS_UNFINALIZED
-				     : !strncmp(label, "Kokkos::", 8) ? CV_MARK_KOKKOS_KEPT
-								      : CV_MARK_KOKKOS_LEAK};
-		if (cv->nleaks == cv->leaks_cap) {
-			uint32_t cap = (uint32_t)cv->leaks_cap;
-			struct cv_leak *a = grow(cv->leaks, &cap, sizeof(*a));
-			if (!a)
-				return;
-			cv->leaks = a;
-			cv->leaks_cap = cap;
-		}
-		cv->leaks[cv->nleaks++] = lk;
+		int kind = ps->p->kokkos_end_ticks == 0	    ? CV_MARK_KOKKOS_UNFINALIZED
+			   : !strncmp(label, "Kokkos::", 8) ? CV_MARK_KOKKOS_KEPT
+							    : CV_MARK_KOKKOS_LEAK;
 		char text[1400];
 		snprintf(text, sizeof(text), "%s: \"%s\", %" PRIu64 " bytes in %s at 0x%" PRIx64,
-			 lk.kind == CV_MARK_KOKKOS_UNFINALIZED
+			 kind == CV_MARK_KOKKOS_UNFINALIZED
 			     ? "still allocated when the process ended (Kokkos was not finalized)"
-			 : lk.kind == CV_MARK_KOKKOS_KEPT
+			 : kind == CV_MARK_KOKKOS_KEPT
 			     ? "kept by Kokkos itself past finalize (not a leak)"
 			     : "never freed (leak)",
 			 label, k->bytes, cv->strings[k->space], k->addr);
-		cv->ops->marker(cv, &cv->locs[k->loc], k->ns, lk.kind, text);
+		leak_add(ps, k, kind, text);
 	}
 }
 
-/* Kokkos metadata: archive properties KOKKOS::<KEY> (the first process's value wins). */
+/* An archive property, unless one of that name is there (the first process's wins). */
+static void add_prop(struct cv *cv, const char *name, const char *value)
+{
+	for (size_t j = 0; j < cv->nprops; j++)
+		if (!strcmp(cv->props[2 * j], name))
+			return;
+	char **a = realloc(cv->props, (cv->nprops + 1) * 2 * sizeof(*a));
+	if (!a)
+		return;
+	cv->props = a;
+	a[2 * cv->nprops] = strdup(name);
+	a[2 * cv->nprops + 1] = strdup(value);
+	if (!a[2 * cv->nprops] || !a[2 * cv->nprops + 1]) {
+		free(a[2 * cv->nprops]);
+		free(a[2 * cv->nprops + 1]);
+		return;
+	}
+	cv->nprops++;
+}
+
+/* Kokkos metadata: archive properties KOKKOS::<KEY>. */
 static void kokkos_metadata(struct cv *cv, const struct rd_process *p)
 {
 	for (size_t i = 0; i < p->nkokkos_meta; i++) {
@@ -1407,25 +1490,8 @@ static void kokkos_metadata(struct cv *cv, const struct rd_process *p)
 			name[n++] =
 			    isalnum((unsigned char)*k) ? (char)toupper((unsigned char)*k) : '_';
 		name[n] = '\0';
-		if (n == 8) /* an empty key: OTF2 refuses the name */
-			continue;
-		int seen = 0;
-		for (size_t j = 0; j < cv->nprops && !seen; j++)
-			seen = !strcmp(cv->props[2 * j], name);
-		if (seen)
-			continue;
-		char **a = realloc(cv->props, (cv->nprops + 1) * 2 * sizeof(*a));
-		if (!a)
-			return;
-		cv->props = a;
-		a[2 * cv->nprops] = strdup(name);
-		a[2 * cv->nprops + 1] = strdup(p->kokkos_meta[2 * i + 1]);
-		if (!a[2 * cv->nprops] || !a[2 * cv->nprops + 1]) {
-			free(a[2 * cv->nprops]);
-			free(a[2 * cv->nprops + 1]);
-			return;
-		}
-		cv->nprops++;
+		if (n > 8) /* an empty key: OTF2 refuses the name */
+			add_prop(cv, name, p->kokkos_meta[2 * i + 1]);
 	}
 }
 
@@ -1830,6 +1896,476 @@ static void handle_mpi(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
 	}
 }
 
+/* ---- GPU (CUDA, HIP) ---- */
+
+/*
+ * The host side: each GPU_ENTER/GPU_LEAVE pair is a region of the calling thread named
+ * after the function, its arguments as attributes of the Enter, its result (an error, the
+ * allocated address) as attributes of the Leave.  Calls with a correlation id are kept
+ * (gcalls) so that the device's operations can name the thread and time that asked for
+ * them; allocations are followed to their free so that what is never freed is reported.
+ *
+ * The device side: GPU_ACTIVITY records arrive late, on any thread, in any order (CUPTI
+ * delivers them by the buffer), so a process's are kept (gacts) and shown after its merge
+ * (gpu_flush): per stream, in time order, on a location of its own.
+ */
+
+/* Grid or block dimensions, "XxYxZ", of LAUNCH's words w[0..2] (block: from w[1] >> 32). */
+static uint32_t gpu_dims(struct cv *cv, const uint64_t *w, int block, uint64_t *count)
+{
+	uint32_t d[3] = {(uint32_t)w[0], (uint32_t)(w[0] >> 32), (uint32_t)w[1]};
+	if (block) {
+		d[0] = (uint32_t)(w[1] >> 32);
+		d[1] = (uint32_t)w[2];
+		d[2] = (uint32_t)(w[2] >> 32);
+	}
+	*count = (uint64_t)d[0] * d[1] * d[2];
+	char text[48];
+	snprintf(text, sizeof(text), "%ux%ux%u", d[0], d[1], d[2]);
+	return cv_string(cv, text);
+}
+
+/* The name of the kernel of process string `sid`: demangled where it demangles (CUPTI and
+ * the registration calls give the mangled name).  A cv string id. */
+static uint32_t gpu_kernel_name(struct pstate *ps, uint32_t sid)
+{
+	uint64_t *cached = idmap_get(&ps->gknames, sid, 1);
+	if (cached && *cached)
+		return (uint32_t)*cached - 1;
+	const char *raw = pstring(ps, sid);
+	char *d = ps->cv->syms && !strncmp(raw, "_Z", 2) ? sym_demangle(ps->cv->syms, raw) : NULL;
+	uint32_t id = cv_string(ps->cv, d ? d : raw);
+	free(d);
+	if (cached && rd_string(ps->p, sid))
+		*cached = id + 1;
+	return id;
+}
+
+static enum cv_role gpu_role(unsigned op)
+{
+	switch (op) {
+	case LT_GPU_OP_ALLOC:
+		return CV_ROLE_ALLOCATE;
+	case LT_GPU_OP_FREE:
+		return CV_ROLE_DEALLOCATE;
+	case LT_GPU_OP_COPY:
+	case LT_GPU_OP_SET:
+		return CV_ROLE_DATA_TRANSFER;
+	case LT_GPU_OP_SYNC:
+		return CV_ROLE_GPU_SYNC;
+	}
+	return CV_ROLE_WRAPPER; /* as Score-P's CUDA API regions */
+}
+
+/* The region of GPU API function `sid` (a process string) called through `api`. */
+static uint32_t gpu_call_region(struct pstate *ps, unsigned api, unsigned op, uint32_t sid)
+{
+	struct cv *cv = ps->cv;
+	uint64_t *cached = idmap_get(&ps->gregions, (uint64_t)(api + 1) << 32 | sid, 1);
+	if (cached && *cached)
+		return (uint32_t)*cached - 1;
+	static const char *const layers[] = {"CUDA runtime API", "CUDA driver API",
+					     "HIP runtime API"};
+	unsigned layer = api == LT_GPU_HIP ? 2 : api == LT_GPU_CUPTI_DRIVER;
+	const char *name = pstring(ps, sid);
+	uint32_t s = cv_string(cv, name);
+	struct cv_region r = {s,
+			      s,
+			      CV_NO_STRING,
+			      0,
+			      gpu_role(op),
+			      api == LT_GPU_HIP ? CV_PARADIGM_HIP : CV_PARADIGM_CUDA,
+			      cv_string(cv, layers[layer]) + 1};
+	char key[1100];
+	snprintf(key, sizeof(key), "%u:%s", layer, name);
+	uint32_t reg = region(cv, 'G', key, &r);
+	if (cached && rd_string(ps->p, sid))
+		*cached = reg + 1;
+	return reg;
+}
+
+/* A region of a GPU stream: a kernel (role CV_ROLE_KERNEL; canonical: the mangled name) or
+ * a copy or set (CV_ROLE_GPU_MEMORY). */
+static uint32_t gpu_device_region(struct cv *cv, uint32_t name, uint32_t canonical,
+				  enum cv_role role)
+{
+	struct cv_region r = {name, canonical, CV_NO_STRING, 0, role, CV_PARADIGM_CUDA, 0};
+	return region(cv, 'D', cv->strings[name], &r);
+}
+
+/* A GPU call begins: its region, with what its arguments say. */
+static void gpu_enter(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		      const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	const uint64_t *pl = (const uint64_t *)(r + 1);
+	unsigned np = r->words - 2u, op = LT_GPU_OP(r->sub), api = LT_GPU_API(r->sub);
+	uint64_t w[7] = {0}, n;
+	memcpy(w, pl, (np < 7 ? np : 7) * sizeof(*w));
+	uint32_t reg = gpu_call_region(ps, api, op, r->arg), scl = cv->cur_scl;
+	struct cv_attr a[8];
+	unsigned na = 0;
+	if (w[0])
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_CORRELATION, w[0]};
+	switch (op) {
+	case LT_GPU_OP_ALLOC:
+		a[na++] = (struct cv_attr){CV_ATTR_ALLOCATION_SIZE, w[1]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_MEMORY,
+					   cv_string(cv, rd_gpu_mem_name((unsigned)w[2]))};
+		break;
+	case LT_GPU_OP_FREE: {
+		a[na++] = (struct cv_attr){CV_ATTR_ARGUMENT_ADDRESS, w[1]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_MEMORY,
+					   cv_string(cv, rd_gpu_mem_name((unsigned)w[2]))};
+		uint64_t *slot = idmap_get(&ps->gmem.map, w[1], 0);
+		if (slot && *slot)
+			a[na++] = (struct cv_attr){CV_ATTR_DEALLOCATION_SIZE,
+						   ps->gmem.a[*slot - 1].bytes};
+		break;
+	}
+	case LT_GPU_OP_COPY:
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[1]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_COPY_KIND,
+					   cv_string(cv, rd_gpu_copy_name((unsigned)w[4]))};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[2]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_SRC, w[3]};
+		if (w[5])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[5]};
+		break;
+	case LT_GPU_OP_SET:
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[1]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[2]};
+		if (w[4])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[4]};
+		break;
+	case LT_GPU_OP_LAUNCH:
+		if (w[6])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_KERNEL,
+						   gpu_kernel_name(ps, (uint32_t)w[6])};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_GRID, gpu_dims(cv, &w[1], 0, &n)};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BLOCK, gpu_dims(cv, &w[1], 1, &n)};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[5]};
+		break;
+	default: /* CALL and SYNC: the stream (or event) they name */
+		if (w[1])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[1]};
+	}
+	if (push(cv, t, reg, FN_GPU, w[1], w[2] | (uint64_t)op << 56))
+		return;
+	t->stack[t->depth - 1].aux = scl;
+	if (w[0]) { /* the device's records of this call name it by its correlation id */
+		uint64_t *slot = idmap_get(&ps->gcorr, w[0], 1);
+		if (slot && !*slot) {
+			struct gcall *g = ps->gcalls;
+			if (ps->ngcalls == ps->gcalls_cap &&
+			    !(g = grow(ps->gcalls, &ps->gcalls_cap, sizeof(*g)))) {
+				idmap_del(&ps->gcorr, w[0]);
+				slot = NULL;
+			} else {
+				ps->gcalls = g;
+				*slot = ++ps->ngcalls;
+			}
+		}
+		if (slot)
+			ps->gcalls[*slot - 1] = (struct gcall){(uint32_t)(l - cv->locs), ns};
+	}
+	cv->ops->enter_attrs(cv, l, ns, reg, a, na);
+}
+
+/* It returned: its Leave, with its error or what it made; allocations are followed. */
+static void gpu_leave(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		      const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	struct frame *f = pop_match(cv, l, t, ns, FN_GPU, 0);
+	if (!f)
+		return;
+	unsigned op = (unsigned)(f->obj2 >> 56);
+	int32_t rc = (int32_t)r->arg;
+	uint64_t made = r->words >= 3 ? ((const uint64_t *)(r + 1))[0] : 0;
+	struct cv_attr a[2];
+	unsigned na = 0;
+	if (rc)
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_RESULT, (uint64_t)(int64_t)rc};
+	if (op == LT_GPU_OP_ALLOC && made && !rc) {
+		a[na++] = (struct cv_attr){CV_ATTR_RESULT_ADDRESS, made};
+		uint64_t *slot = idmap_get(&ps->gmem.map, made, 1);
+		char mem[64];
+		snprintf(mem, sizeof(mem), "%s memory",
+			 rd_gpu_mem_name((unsigned)(f->obj2 & 0xffffffffu)));
+		struct kalloc k = {made,
+				   f->obj,
+				   ns,
+				   cv->regions[f->region].name,
+				   cv_string(cv, mem),
+				   (uint32_t)(l - cv->locs),
+				   f->aux};
+		if (slot)
+			alloc_set(&ps->gmem, slot, &k);
+	} else if (op == LT_GPU_OP_FREE && f->obj && !rc) {
+		uint64_t *slot = idmap_get(&ps->gmem.map, f->obj, 0);
+		if (slot && *slot)
+			alloc_remove(&ps->gmem, (uint32_t)*slot - 1);
+	}
+	if (na && cv->ops->leave_attrs)
+		cv->ops->leave_attrs(cv, l, ns, f->region, a, na);
+	else
+		cv->ops->leave(cv, l, ns, f->region, 0);
+}
+
+/* A device operation: kept until the process's merge ends (SYNC: the host call shows it). */
+static void gpu_collect(struct pstate *ps, const struct lt_rec *r)
+{
+	unsigned np = r->words - 2u;
+	if (r->sub == LT_GPU_ACT_SYNC)
+		return;
+	if (r->sub > LT_GPU_ACT_SYNC || np < 5) {
+		ps->cv->stats.anomalies++;
+		return;
+	}
+	if (ps->ngacts == ps->gacts_cap) {
+		struct gact *a = grow(ps->gacts, &ps->gacts_cap, sizeof(*a));
+		if (!a) {
+			ps->cv->stats.anomalies++;
+			return;
+		}
+		ps->gacts = a;
+	}
+	struct gact *g = &ps->gacts[ps->ngacts++];
+	memset(g, 0, sizeof(*g));
+	memcpy(g->w, r + 1, (np < 8 ? np : 8) * sizeof(uint64_t));
+	g->arg = r->arg;
+	g->kind = r->sub;
+}
+
+static int gact_cmp(const void *x, const void *y)
+{
+	const struct gact *a = x, *b = y;
+	static const int order[] = {2, 3, 0, 1}; /* device and context, stream, start, end */
+	for (int i = 0; i < 4; i++)
+		if (a->w[order[i]] != b->w[order[i]])
+			return a->w[order[i]] < b->w[order[i]] ? -1 : 1;
+	return 0;
+}
+
+/* Process ps's RMA window of host-device copies, its members the process's threads so far. */
+static struct cv_gpu_win *gpu_window(struct pstate *ps)
+{
+	struct cv *cv = ps->cv;
+	const struct cv_process *cp = &cv->procs[ps->pidx];
+	if (cv->ngpu_wins == cv->gpu_wins_cap) {
+		struct cv_gpu_win *a = grow(cv->gpu_wins, &cv->gpu_wins_cap, sizeof(*a));
+		if (!a)
+			return NULL;
+		cv->gpu_wins = a;
+	}
+	char name[400];
+	snprintf(name, sizeof(name), "GPU copies of %s", cv->strings[cp->name]);
+	struct cv_gpu_win *w = &cv->gpu_wins[cv->ngpu_wins];
+	*w = (struct cv_gpu_win){ps->pidx, cv_string(cv, name), cv->ncomm_refs, NULL, 0, 0};
+	for (size_t i = cp->first_loc; i < cp->first_loc + cp->nlocs; i++) {
+		if (cv->locs[i].kind != CV_LOC_THREAD)
+			continue;
+		if (w->nmembers == w->cap) {
+			uint32_t *m = grow(w->members, &w->cap, sizeof(*m));
+			if (!m) {
+				free(w->members);
+				return NULL;
+			}
+			w->members = m;
+		}
+		w->members[w->nmembers++] = (uint32_t)i;
+	}
+	cv->ncomm_refs++;
+	cv->ngpu_wins++;
+	return w;
+}
+
+/* A stream's location (begun), its context's location group made when new (*group). */
+static struct cv_loc *gpu_stream_loc(struct pstate *ps, const struct gact *g, uint32_t *group,
+				     uint32_t nth)
+{
+	struct cv *cv = ps->cv;
+	unsigned dev = (unsigned)(g->w[2] >> 32), ctx = (unsigned)g->w[2];
+	char name[96];
+	if (*group == UINT32_MAX) {
+		if (cv->ngpu_groups == cv->gpu_groups_cap) {
+			struct cv_gpu_group *a =
+			    grow(cv->gpu_groups, &cv->gpu_groups_cap, sizeof(*a));
+			if (!a)
+				return NULL;
+			cv->gpu_groups = a;
+		}
+		snprintf(name, sizeof(name), "CUDA[%u] context %u", dev, ctx);
+		cv->gpu_groups[cv->ngpu_groups] =
+		    (struct cv_gpu_group){ps->pidx, cv_string(cv, name)};
+		*group = cv->ngpu_groups++;
+	}
+	struct cv_loc *l = new_loc(cv);
+	if (!l)
+		return NULL;
+	snprintf(name, sizeof(name), "CUDA[%u:%u] stream %llu", dev, ctx,
+		 (unsigned long long)g->w[3]);
+	uint32_t index = 0x80000000u + nth; /* above every thread's index */
+	*l = (struct cv_loc){.id = (uint64_t)index << 32 | ps->pidx,
+			     .process = ps->pidx,
+			     .index = index,
+			     .name = cv_string(cv, name),
+			     .kind = CV_LOC_GPU_STREAM,
+			     .gpu = *group};
+	cv->nlocs++;
+	cv->procs[ps->pidx].nlocs++;
+	if (cv->ops->location_begin(cv, l))
+		return NULL;
+	return l;
+}
+
+/* The operation that device record g is: its region, attributes and RMA side. */
+static void gpu_op(struct pstate *ps, const struct gact *g, const struct cv_gpu_win *win,
+		   uint32_t master, struct cv_gpu_op *op)
+{
+	struct cv *cv = ps->cv;
+	uint64_t corr = g->w[4];
+	*op = (struct cv_gpu_op){.kind = g->kind, .corr = corr, .host_loc = UINT32_MAX};
+	if (corr)
+		op->attrs[op->nattrs++] = (struct cv_attr){CV_ATTR_GPU_CORRELATION, corr};
+	if (g->kind == LT_GPU_ACT_KERNEL) {
+		uint32_t name = gpu_kernel_name(ps, g->arg);
+		const char *raw = rd_string(ps->p, g->arg);
+		op->region =
+		    gpu_device_region(cv, name, raw ? cv_string(cv, raw) : name, CV_ROLE_KERNEL);
+		op->attrs[op->nattrs++] =
+		    (struct cv_attr){CV_ATTR_GPU_GRID, gpu_dims(cv, &g->w[5], 0, &op->blocks)};
+		op->attrs[op->nattrs++] =
+		    (struct cv_attr){CV_ATTR_GPU_BLOCK, gpu_dims(cv, &g->w[5], 1, &op->threads)};
+	} else {
+		char name[64];
+		op->copy = g->kind == LT_GPU_ACT_COPY ? g->arg : LT_GPU_COPY_UNKNOWN;
+		if (g->kind == LT_GPU_ACT_COPY)
+			snprintf(name, sizeof(name), "cudaMemcpy %s", rd_gpu_copy_name(g->arg));
+		else
+			snprintf(name, sizeof(name), "cudaMemset");
+		uint32_t s = cv_string(cv, name);
+		op->region = gpu_device_region(cv, s, s, CV_ROLE_GPU_MEMORY);
+		op->bytes = g->w[5];
+		op->attrs[op->nattrs++] = (struct cv_attr){CV_ATTR_GPU_BYTES, op->bytes};
+		if (g->kind == LT_GPU_ACT_COPY)
+			op->attrs[op->nattrs++] = (struct cv_attr){
+			    CV_ATTR_GPU_COPY_KIND, cv_string(cv, rd_gpu_copy_name(g->arg))};
+	}
+	uint64_t *slot = corr ? idmap_get(&ps->gcorr, corr, 0) : NULL;
+	const struct gcall *call = slot && *slot ? &ps->gcalls[*slot - 1] : NULL;
+	if (call) {
+		op->host_loc = call->loc;
+		op->host_ns = call->ns;
+	}
+	if (win && g->kind == LT_GPU_ACT_COPY &&
+	    (g->arg == LT_GPU_COPY_HTOD || g->arg == LT_GPU_COPY_DTOH)) {
+		op->rma = 1;
+		op->win = (uint32_t)(win - cv->gpu_wins);
+		op->remote = master;
+		for (uint32_t i = 0; call && i < win->nmembers; i++)
+			if (win->members[i] == call->loc)
+				op->remote = i;
+	}
+}
+
+/*
+ * After the process's merge: its device operations on one location per stream (in a
+ * location group per device context), each stream's in time order.  Device times are the
+ * process's CLOCK_MONOTONIC, put on the timeline as its threads' are; where an operation
+ * would start before the previous one on its stream ended (clock interpolation, CUPTI's
+ * own rounding), it is moved to that end, and counted.
+ */
+static void gpu_flush(struct pstate *ps)
+{
+	struct cv *cv = ps->cv;
+	if (!ps->ngacts || !cv->ops->gpu_activity)
+		return;
+	qsort(ps->gacts, ps->ngacts, sizeof(*ps->gacts), gact_cmp);
+	struct cv_gpu_win *win = gpu_window(ps);
+	uint32_t master = 0;
+	for (uint32_t i = 0; win && i < win->nmembers; i++)
+		if (cv->locs[win->members[i]].index == 0)
+			master = i;
+	uint32_t group = UINT32_MAX, nstreams = 0;
+	size_t at = SIZE_MAX; /* the current stream's location */
+	uint64_t last = 0;
+	for (uint32_t i = 0; i < ps->ngacts && !ps->failed; i++) {
+		const struct gact *g = &ps->gacts[i];
+		int new_ctx = i == 0 || g->w[2] != g[-1].w[2];
+		if (new_ctx || g->w[3] != g[-1].w[3]) {
+			if (at != SIZE_MAX && cv->ops->location_end(cv, &cv->locs[at]))
+				ps->failed = 1;
+			if (new_ctx)
+				group = UINT32_MAX;
+			struct cv_loc *l = gpu_stream_loc(ps, g, &group, nstreams++);
+			if (!l) {
+				ps->failed = 1;
+				return;
+			}
+			at = (size_t)(l - cv->locs);
+			if (win && win->nmembers == win->cap) {
+				uint32_t *m = grow(win->members, &win->cap, sizeof(*m));
+				if (m)
+					win->members = m;
+			}
+			if (win && win->nmembers < win->cap)
+				win->members[win->nmembers++] = (uint32_t)at;
+			last = 0;
+		}
+		struct cv_gpu_op op;
+		gpu_op(ps, g, win, master, &op);
+		op.start = mono_to_ns(ps, g->w[0]);
+		op.end = mono_to_ns(ps, g->w[1]);
+		if (op.start < last || op.end < op.start) {
+			cv->stats.gpu_clamped++;
+			if (op.start < last)
+				op.start = last;
+			if (op.end < op.start)
+				op.end = op.start;
+		}
+		last = op.end;
+		note_time(ps, op.start);
+		note_time(ps, op.end);
+		cv->stats.gpu_ops++;
+		cv->ops->gpu_activity(cv, &cv->locs[at], &op);
+	}
+	if (at != SIZE_MAX && cv->ops->location_end(cv, &cv->locs[at]))
+		ps->failed = 1;
+}
+
+/* At the process's end: device memory GPU calls allocated and nothing freed. */
+static void gpu_leaks(struct pstate *ps)
+{
+	struct cv *cv = ps->cv;
+	for (uint32_t i = 0; i < ps->gmem.n; i++) {
+		const struct kalloc *k = &ps->gmem.a[i];
+		char where[600], text[1400];
+		cv_scl_text(cv, k->scl, where, sizeof(where));
+		snprintf(text, sizeof(text),
+			 "never freed (leak): %" PRIu64 " bytes of %s at 0x%" PRIx64
+			 ", allocated by %s at %s",
+			 k->bytes, cv->strings[k->space], k->addr, cv->strings[k->label], where);
+		leak_add(ps, k, CV_MARK_GPU_LEAK, text);
+	}
+}
+
+void cv_scl_text(const struct cv *cv, uint32_t scl, char *buf, size_t len)
+{
+	if (!scl || scl > cv->nscls) {
+		snprintf(buf, len, "an unknown call site");
+		return;
+	}
+	const struct cv_scl *c = &cv->scls[scl - 1];
+	const char *file = cv->strings[c->file], *base = strrchr(file, '/');
+	if (*file && c->line)
+		snprintf(buf, len, "%s (%s:%u)", cv->strings[c->function], base ? base + 1 : file,
+			 c->line);
+	else
+		snprintf(buf, len, "%s", cv->strings[c->function]);
+}
+
 /* The call site of the record being converted: frame 1 from the record, the outer ones from
  * the CALLSITE record before it. */
 static void callsite(struct pstate *ps, struct tstate *t, uint64_t ra)
@@ -1885,6 +2421,12 @@ static void handle(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 
 static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec *r)
 {
+	if (r->type == LT_REC_GPU_ACTIVITY) { /* the device's, whichever thread wrote it */
+		ps->cv->stats.records++;
+		ps->cv->done_bytes += r->words * 8u;
+		gpu_collect(ps, r);
+		return;
+	}
 	if (t->index == ps->p->sampler_thread) {
 		handle_sampler(ps, t, r);
 		return;
@@ -2051,6 +2593,12 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 	case LT_REC_MPI_COLL:
 	case LT_REC_MPI_COMM:
 		handle_mpi(ps, t, l, ns, r);
+		break;
+	case LT_REC_GPU_ENTER:
+		gpu_enter(ps, t, l, ns, r);
+		break;
+	case LT_REC_GPU_LEAVE:
+		gpu_leave(ps, t, l, ns, r);
 		break;
 	case LT_REC_MARKER: {
 		const char *text = rd_string(ps->p, r->arg);
@@ -2293,6 +2841,8 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		if (at != SIZE_MAX && cv->ops->location_end(cv, &cv->locs[at]))
 			ps.failed = 1;
 	}
+	if (!ps.failed)
+		gpu_flush(&ps);
 	if (ps.failed)
 		*failed = 1;
 	/* A process without records still gets its main thread, without events: a readable
@@ -2308,8 +2858,10 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		cv->ops->marker(
 		    cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
 		    "the process's trace files were cut short: what followed is missing");
-	if (!*failed)
+	if (!*failed) {
 		kokkos_leaks(&ps);
+		gpu_leaks(&ps);
+	}
 	/* A process without an end line died (killed, crashed): say so on its first thread. */
 	if (!p->ended && cp->nlocs && !*failed)
 		cv->ops->marker(cv, &cv->locs[cp->first_loc], ps.last_ns, CV_MARK_TRUNCATED,
@@ -2325,9 +2877,14 @@ out:
 	idmap_free(&ps.depends);
 	idmap_free(&ps.ksections);
 	idmap_free(&ps.kregions);
-	idmap_free(&ps.kallocs);
-	free(ps.kalloc);
+	alloc_free(&ps.kmem);
 	free(ps.kspaces);
+	idmap_free(&ps.gregions);
+	idmap_free(&ps.gknames);
+	idmap_free(&ps.gcorr);
+	free(ps.gcalls);
+	alloc_free(&ps.gmem);
+	free(ps.gacts);
 	free(ps.ts);
 	free(ps.heap);
 	free(ps.locks);
@@ -2377,20 +2934,21 @@ static void link_creators(struct cv *cv, const int *parent_pid)
 	}
 }
 
-/* Why a sampler was off, kept once per sampler and reason for the summary. */
-static void sampler_note(struct cv *cv, const char *name, const char *why)
+/* Why a sampler or a GPU layer (what) was off, kept once per name and reason for the
+ * summary. */
+static void add_note(struct cv *cv, const char *what, const char *name, const char *why)
 {
 	char buf[1200];
-	snprintf(buf, sizeof(buf), "%s: %s", name, why);
-	for (size_t i = 0; i < cv->nsampler_notes; i++)
-		if (!strcmp(cv->sampler_notes[i], buf))
+	snprintf(buf, sizeof(buf), "%s %s: %s", what, name, why);
+	for (size_t i = 0; i < cv->nnotes; i++)
+		if (!strcmp(cv->notes[i], buf))
 			return;
-	char **a = realloc(cv->sampler_notes, (cv->nsampler_notes + 1) * sizeof(*a));
+	char **a = realloc(cv->notes, (cv->nnotes + 1) * sizeof(*a));
 	if (!a)
 		return;
-	cv->sampler_notes = a;
-	if ((a[cv->nsampler_notes] = strdup(buf)))
-		cv->nsampler_notes++;
+	cv->notes = a;
+	if ((a[cv->nnotes] = strdup(buf)))
+		cv->nnotes++;
 }
 
 static int span_cmp(const void *x, const void *y)
@@ -2521,7 +3079,13 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cp->name = cv_string(cv, name);
 		kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)
-			sampler_note(cv, p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
+			add_note(cv, "sampler", p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
+		for (size_t k = 0; k < p.ngpu_off; k++)
+			add_note(cv, "gpu", p.gpu_off[2 * k], p.gpu_off[2 * k + 1]);
+		if (p.gpu[0])
+			add_prop(cv, "LIBTRACE::GPU", p.gpu);
+		if (p.gpu_clock[0])
+			add_prop(cv, "LIBTRACE::GPU_CLOCK", p.gpu_clock);
 		cp->mpi_rank = p.mpi_size > 0 && p.mpi_rank > 0 ? p.mpi_rank - 1 : -1;
 		if (p.mpi_size > 0 && (uint32_t)p.mpi_size > cv->mpi_world)
 			cv->mpi_world = (uint32_t)p.mpi_size;
@@ -2570,9 +3134,13 @@ void cv_free(struct cv *cv)
 	strmap_free(cv->team_map);
 	free(cv->leaks);
 	free(cv->node_owner);
-	for (size_t i = 0; i < cv->nsampler_notes; i++)
-		free(cv->sampler_notes[i]);
-	free(cv->sampler_notes);
+	for (size_t i = 0; i < cv->nnotes; i++)
+		free(cv->notes[i]);
+	free(cv->notes);
+	free(cv->gpu_groups);
+	for (uint32_t i = 0; i < cv->ngpu_wins; i++)
+		free(cv->gpu_wins[i].members);
+	free(cv->gpu_wins);
 	free(cv->spans);
 	for (size_t i = 0; i < cv->nprops * 2; i++)
 		free(cv->props[i]);

@@ -8,7 +8,10 @@
  * backend writes after the events.
  *
  * Memory: the registry grows with definitions; per thread, a read window and a region
- * stack while the thread is live in the merge; never with the number of events.
+ * stack while the thread is live in the merge; never with the number of events, but for
+ * GPU activity: a process's device records arrive late and in any order, so they are kept
+ * until the process's merge ends (72 bytes each) and its GPU calls' correlation ids (16
+ * bytes each) with them.
  */
 #ifndef LIBTRACE_CONVERT_H
 #define LIBTRACE_CONVERT_H
@@ -48,6 +51,10 @@ enum cv_role { /* what a region is; backends map these to their own roles */
 	       /* MPI */
 	       CV_ROLE_POINT2POINT,
 	       CV_ROLE_COLLECTIVE,
+	       /* GPU */
+	       CV_ROLE_GPU_SYNC,   /* a host call that waits for the device, a stream, an event */
+	       CV_ROLE_KERNEL,	   /* a kernel, on a stream */
+	       CV_ROLE_GPU_MEMORY, /* a copy or set, on a stream */
 };
 
 enum cv_paradigm {
@@ -57,6 +64,8 @@ enum cv_paradigm {
 	CV_PARADIGM_OPENMP,
 	CV_PARADIGM_KOKKOS,
 	CV_PARADIGM_MPI,
+	CV_PARADIGM_CUDA,
+	CV_PARADIGM_HIP,
 };
 
 struct cv_region {
@@ -104,6 +113,22 @@ enum cv_attr_id {
 	CV_ATTR_KOKKOS_SRC,	/* string: source View of a deep copy */
 	CV_ATTR_KOKKOS_DST,	/* string: destination View */
 	CV_ATTR_KOKKOS_ADDRESS, /* uint64 */
+	/* GPU calls (on their Enter, but the result's on the Leave) and device operations */
+	CV_ATTR_GPU_CORRELATION,   /* uint64: joins a call and what the device did for it */
+	CV_ATTR_GPU_BYTES,	   /* uint64: bytes copied or set */
+	CV_ATTR_GPU_COPY_KIND,	   /* string: HtoD, DtoH... */
+	CV_ATTR_GPU_DST,	   /* uint64: destination address */
+	CV_ATTR_GPU_SRC,	   /* uint64: source address */
+	CV_ATTR_GPU_STREAM,	   /* uint64: the stream (or event) a call names */
+	CV_ATTR_GPU_KERNEL,	   /* string: the kernel launched (demangled) */
+	CV_ATTR_GPU_GRID,	   /* string: "4x1x1" */
+	CV_ATTR_GPU_BLOCK,	   /* string: "256x1x1" */
+	CV_ATTR_GPU_MEMORY,	   /* string: the kind of memory allocated or freed */
+	CV_ATTR_GPU_RESULT,	   /* int64: the call's return code, when not 0 (on the Leave) */
+	CV_ATTR_ALLOCATION_SIZE,   /* uint64: bytes allocated (Score-P's memory attributes) */
+	CV_ATTR_DEALLOCATION_SIZE, /* uint64: bytes freed, where the allocation was seen */
+	CV_ATTR_ARGUMENT_ADDRESS,  /* uint64: the address freed */
+	CV_ATTR_RESULT_ADDRESS,	   /* uint64: the address allocated (on the Leave) */
 	CV_ATTR_COUNT
 };
 
@@ -112,12 +137,15 @@ struct cv_attr {
 	uint64_t value;
 };
 
-/* An allocation Kokkos reported and never freed. */
+/* An allocation never freed: one Kokkos reported, or device memory a GPU API call made. */
 struct cv_leak {
-	uint32_t process, label, space; /* string ids */
+	uint32_t process, label, space; /* string ids: the View's label or the function that
+					 * allocated; the memory space or kind */
 	uint64_t bytes, addr;
-	int kind; /* CV_MARK_KOKKOS_LEAK, _UNFINALIZED (the process never finalized Kokkos)
-		   * or _KEPT (Kokkos's own, "Kokkos::...", kept past finalize: not a leak) */
+	int kind;     /* CV_MARK_KOKKOS_LEAK, _UNFINALIZED (the process never finalized Kokkos)
+		       * or _KEPT (Kokkos's own, "Kokkos::...", kept past finalize: not a leak);
+		       * CV_MARK_GPU_LEAK */
+	uint32_t scl; /* where the allocating call was made: call site id + 1, 0: unknown */
 };
 
 #define CV_NO_STRING 0xffffffffu
@@ -149,6 +177,7 @@ enum cv_loc_kind {
 	CV_LOC_THREAD = 0, /* a thread of the program */
 	CV_LOC_METRIC,	   /* the sampler's metrics of a process (or of its node) */
 	CV_LOC_CORE,	   /* --core-view: a CPU core; `process` is the host's index */
+	CV_LOC_GPU_STREAM, /* a stream of a GPU context; `gpu` is its cv.gpu_groups index */
 };
 
 /* A stretch of time one thread ran on one CPU (--core-view). */
@@ -167,6 +196,42 @@ struct cv_loc {
 	uint32_t papi;	  /* PAPI set id + 1 of its readings (0: none) */
 	int papi_missed;  /* an Enter or Leave of it had no reading */
 	int kind;	  /* enum cv_loc_kind */
+	uint32_t gpu;	  /* CV_LOC_GPU_STREAM: its context, an index into cv.gpu_groups */
+};
+
+/* A GPU context of a process (an OTF2 ACCELERATOR location group), whose streams are
+ * locations of kind CV_LOC_GPU_STREAM after the process's threads. */
+struct cv_gpu_group {
+	uint32_t process, name; /* index into cv.procs; string id */
+};
+
+/* A process's RMA window of its host-device copies: its communicator's members are the
+ * process's threads, then its streams (indices into cv.locs).  A copy's remote is the rank
+ * here of the thread that asked for it. */
+struct cv_gpu_win {
+	uint32_t process, name;
+	uint32_t comm; /* its number among the teams' and MPI's communicators (cv.ncomm_refs) */
+	uint32_t *members;
+	uint32_t nmembers, cap;
+};
+
+/* An operation of a GPU stream, for cv_ops.gpu_activity: a region from start to end (a
+ * kernel, a copy, a set); for a copy between host and device (HtoD, DtoH) also its RMA
+ * operation over window `win` with remote `remote`, matched by the correlation id.  The
+ * host call that asked for it, where known: location index host_loc (UINT32_MAX: unknown)
+ * and the time of its Enter. */
+struct cv_gpu_op {
+	unsigned kind; /* enum lt_gpu_act */
+	unsigned copy; /* enum lt_gpu_copy of a copy */
+	uint32_t region;
+	uint64_t start, end, bytes, corr;
+	uint64_t blocks, threads; /* a kernel's blocks per grid and threads per block */
+	int rma;		  /* a host-device copy: win and remote are set */
+	uint32_t win, remote;
+	uint32_t host_loc;
+	uint64_t host_ns;
+	struct cv_attr attrs[4];
+	unsigned nattrs;
 };
 
 /* An MPI communicator, from the MPI_COMM records of its members (each member records the
@@ -183,8 +248,10 @@ struct cv_stats {
 	uint64_t truncated;	/* threads whose records end in a file cut short */
 	uint64_t cut_processes; /* processes that died or whose files were cut short */
 	uint64_t first_ns, last_ns;
-	int damaged;	/* a problem was reported while reading */
-	int unreadable; /* a process directory could not be read at all */
+	uint64_t gpu_ops;     /* device operations shown on GPU streams */
+	uint64_t gpu_clamped; /* of those, moved so that a stream's times never go back */
+	int damaged;	      /* a problem was reported while reading */
+	int unreadable;	      /* a process directory could not be read at all */
 };
 
 struct cv;
@@ -230,6 +297,13 @@ struct cv_ops {
 	void (*mpi_coll_begin)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	void (*mpi_coll_end)(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op,
 			     uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
+	/* GPU, optional.  A Leave with attributes (a GPU call's result); NULL: leave() is
+	 * called.  An operation of a stream location, its start and end at once (the
+	 * converter hands each stream's operations over in time order); NULL: GPU streams
+	 * are left out. */
+	void (*leave_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			    const struct cv_attr *attrs, unsigned nattrs);
+	void (*gpu_activity)(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op *op);
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };
 
@@ -243,6 +317,7 @@ enum cv_mark {
 	CV_MARK_KOKKOS_LEAK,	    /* an allocation never freed */
 	CV_MARK_KOKKOS_KEPT,	    /* memory Kokkos kept past finalize */
 	CV_MARK_KOKKOS_UNFINALIZED, /* live at the end of a process that never finalized Kokkos */
+	CV_MARK_GPU_LEAK,	    /* device memory a GPU API call allocated, never freed */
 	CV_MARK_KINDS
 };
 
@@ -301,11 +376,11 @@ struct cv {
 	size_t nleaks, leaks_cap;
 	char **props; /* archive properties: name, value, name, value... */
 	size_t nprops;
+	char **notes; /* why samplers or GPU layers were off: "sampler X: reason", once each */
+	size_t nnotes;
 
 	/* Samplers. */
-	int *node_owner;      /* per host: the process whose node metrics are shown, or -1 */
-	char **sampler_notes; /* why samplers were off: "sampler: reason", once each */
-	size_t nsampler_notes;
+	int *node_owner;	    /* per host: the process whose node metrics are shown, or -1 */
 	struct cv_core_span *spans; /* --core-view */
 	size_t nspans, spans_cap;
 	size_t first_core_loc; /* cv->locs[first_core_loc ..] are CV_LOC_CORE locations */
@@ -321,6 +396,12 @@ struct cv {
 	int no_clock_align;	   /* keep each rank's own clock (--no-clock-align) */
 	uint64_t mpi_aligned;	   /* ranks whose clock was moved onto rank 0's */
 
+	/* GPU. */
+	struct cv_gpu_group *gpu_groups;
+	uint32_t ngpu_groups, gpu_groups_cap;
+	struct cv_gpu_win *gpu_wins;
+	uint32_t ngpu_wins, gpu_wins_cap;
+
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */
 	int progress_shown;
@@ -331,6 +412,8 @@ uint32_t cv_string(struct cv *cv, const char *text);
 /* The COMM_WORLD rank of rank `rank` of communicator `comm` (an index into cv.comms) as
  * seen by the process of world rank `self`; LT_MPI_NO_RANK when unknown. */
 uint32_t cv_world_rank(const struct cv *cv, uint32_t comm, uint32_t rank, uint32_t self);
+/* Call site scl (an id + 1, as cv_leak.scl) as text: "function (file.c:42)", "function". */
+void cv_scl_text(const struct cv *cv, uint32_t scl, char *buf, size_t len);
 /* For backends, at each Enter and Leave: notes whether it had a PAPI reading (cur_papi). */
 void cv_papi_seen(struct cv *cv, struct cv_loc *l);
 

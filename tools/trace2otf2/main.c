@@ -189,20 +189,22 @@ static void remove_output(const char *out, int paraver)
 	}
 }
 
-/* Kokkos allocations never freed: the leaks, then what Kokkos itself kept. */
-static void print_kokkos_memory(const struct cv *cv)
+/* Memory never freed: Kokkos's leaks, then what Kokkos itself kept; GPU API calls' device
+ * memory (with the call site of the allocation). */
+static void print_leaks(const struct cv *cv)
 {
 	static const struct {
 		int kind;
 		const char *head;
-	} kinds[3] = {
-	    {CV_MARK_KOKKOS_LEAK, "never freed (leaks)"},
+	} kinds[4] = {
+	    {CV_MARK_KOKKOS_LEAK, "Kokkos allocations never freed (leaks)"},
 	    {CV_MARK_KOKKOS_UNFINALIZED,
-	     "still allocated when the process ended without Kokkos::finalize"},
-	    {CV_MARK_KOKKOS_KEPT,
-	     "kept by Kokkos itself past finalize (runtime-internal, not leaks)"},
+	     "Kokkos allocations still allocated when the process ended without Kokkos::finalize"},
+	    {CV_MARK_KOKKOS_KEPT, "Kokkos allocations kept by Kokkos itself past finalize "
+				  "(runtime-internal, not leaks)"},
+	    {CV_MARK_GPU_LEAK, "device memory never freed"},
 	};
-	for (int j = 0; j < 3; j++) {
+	for (int j = 0; j < 4; j++) {
 		int kind = kinds[j].kind;
 		size_t n = 0;
 		uint64_t bytes = 0;
@@ -213,16 +215,29 @@ static void print_kokkos_memory(const struct cv *cv)
 		}
 		if (!n)
 			continue;
-		fprintf(stderr, "trace2otf2: Kokkos allocations %s: %zu, %llu bytes\n",
-			kinds[j].head, n, (unsigned long long)bytes);
+		fprintf(stderr, "trace2otf2: %s: %zu%s, %llu bytes\n", kinds[j].head, n,
+			kind != CV_MARK_GPU_LEAK ? ""
+			: n == 1		 ? " allocation"
+						 : " allocations",
+			(unsigned long long)bytes);
 		for (size_t i = 0; i < cv->nleaks; i++) {
 			const struct cv_leak *k = &cv->leaks[i];
+			const char *proc = cv->strings[cv->procs[k->process].name];
+			char where[600];
 			if (k->kind != kind)
 				continue;
-			fprintf(stderr, "trace2otf2:   \"%s\" %llu bytes in %s at 0x%llx (%s)\n",
-				cv->strings[k->label], (unsigned long long)k->bytes,
-				cv->strings[k->space], (unsigned long long)k->addr,
-				cv->strings[cv->procs[k->process].name]);
+			if (kind != CV_MARK_GPU_LEAK) {
+				fprintf(stderr,
+					"trace2otf2:   \"%s\" %llu bytes in %s at 0x%llx (%s)\n",
+					cv->strings[k->label], (unsigned long long)k->bytes,
+					cv->strings[k->space], (unsigned long long)k->addr, proc);
+				continue;
+			}
+			cv_scl_text(cv, k->scl, where, sizeof(where));
+			fprintf(stderr,
+				"trace2otf2:   %llu bytes of %s at 0x%llx, by %s at %s (%s)\n",
+				(unsigned long long)k->bytes, cv->strings[k->space],
+				(unsigned long long)k->addr, cv->strings[k->label], where, proc);
 		}
 	}
 }
@@ -423,12 +438,17 @@ int main(int argc, char **argv)
 		if (cv.mpi_aligned)
 			fprintf(stderr, "; %llu MPI rank%s put on rank 0's clock",
 				(unsigned long long)cv.mpi_aligned, cv.mpi_aligned == 1 ? "" : "s");
+		if (cv.stats.gpu_ops)
+			fprintf(stderr,
+				"; %llu GPU operations (%llu moved to keep their stream in order)",
+				(unsigned long long)cv.stats.gpu_ops,
+				(unsigned long long)cv.stats.gpu_clamped);
 		if (status == EXIT_DAMAGED)
 			fprintf(stderr, "; the trace is damaged: what was valid is converted");
 		fputs(".\n", stderr);
-		for (size_t i = 0; i < cv.nsampler_notes; i++)
-			fprintf(stderr, "trace2otf2: sampler %s\n", cv.sampler_notes[i]);
-		print_kokkos_memory(&cv);
+		for (size_t i = 0; i < cv.nnotes; i++)
+			fprintf(stderr, "trace2otf2: %s\n", cv.notes[i]);
+		print_leaks(&cv);
 	}
 	be->free(&cv);
 	cv_free(&cv);

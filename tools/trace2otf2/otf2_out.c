@@ -17,6 +17,16 @@
  *   MpiIrecv/MpiRecv whose peer is a rank of the communicator; collectives as
  *   MpiCollectiveBegin/End inside their call's region.
  *
+ *   GPU as Score-P writes CUDA: API calls as regions of paradigm CUDA or HIP on the
+ *   calling thread, their arguments as attributes of the Enter, their result as attributes
+ *   of the Leave; one ACCELERATOR location group per device context ("CUDA[0] context
+ *   1"), created by its process, with one ACCELERATOR_STREAM location per stream ("CUDA[0:1]
+ *   stream 7"); kernels as regions on their stream; copies and sets as regions there too,
+ *   a copy between host and device also as RmaGet (host to device) or RmaPut (device to
+ *   host) at its start and RmaOpCompleteBlocking at its end, matched by the correlation
+ *   id, over an RMA window per process whose communicator's group (paradigm CUDA, over a
+ *   COMM_LOCATIONS group of every location) holds the process's threads, then its streams.
+ *
  * Memory: OTF2 keeps a location's events in memory until its writer closes; the memory
  * callbacks below refuse more than EVT_CHUNKS chunks per buffer, which makes OTF2 flush to
  * disk, so a long thread costs EVT_CHUNKS x EVT_CHUNK bytes however many events it has.
@@ -60,6 +70,28 @@ static const struct {
     [CV_ATTR_KOKKOS_ADDRESS] = {"KokkosAddress",
 				"the allocation's address (the View's data minus its header)",
 				OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_CORRELATION] = {"GpuCorrelationId",
+				 "joins a GPU API call and what the device did for it (CUPTI)",
+				 OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_BYTES] = {"GpuBytes", "bytes copied or set", OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_COPY_KIND] = {"GpuCopyKind", "the direction of a copy (HtoD, DtoH, DtoD...)",
+			       OTF2_TYPE_STRING},
+    [CV_ATTR_GPU_DST] = {"GpuDestination", "the address copied or set", OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_SRC] = {"GpuSource", "the address copied from", OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_STREAM] = {"GpuStream", "the stream (or event) the call names (0: the default)",
+			    OTF2_TYPE_UINT64},
+    [CV_ATTR_GPU_KERNEL] = {"GpuKernel", "the kernel launched", OTF2_TYPE_STRING},
+    [CV_ATTR_GPU_GRID] = {"GpuGrid", "blocks of the launch (x, y, z)", OTF2_TYPE_STRING},
+    [CV_ATTR_GPU_BLOCK] = {"GpuBlock", "threads per block of the launch (x, y, z)",
+			   OTF2_TYPE_STRING},
+    [CV_ATTR_GPU_MEMORY] = {"GpuMemoryKind", "the kind of memory allocated or freed",
+			    OTF2_TYPE_STRING},
+    [CV_ATTR_GPU_RESULT] = {"GpuResult", "the call's return code (an error: not 0)",
+			    OTF2_TYPE_INT64},
+    [CV_ATTR_ALLOCATION_SIZE] = {"ALLOCATION_SIZE", "bytes allocated", OTF2_TYPE_UINT64},
+    [CV_ATTR_DEALLOCATION_SIZE] = {"DEALLOCATION_SIZE", "bytes freed", OTF2_TYPE_UINT64},
+    [CV_ATTR_ARGUMENT_ADDRESS] = {"ARGUMENT_ADDRESS", "the address freed", OTF2_TYPE_UINT64},
+    [CV_ATTR_RESULT_ADDRESS] = {"RESULT_ADDRESS", "the address allocated", OTF2_TYPE_UINT64},
 };
 
 struct out {
@@ -412,24 +444,68 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	      "ThreadTeamEnd");
 }
 
-static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
-			const struct cv_attr *attrs, unsigned n)
+/* The converter's attributes added to the shared list: the list, or NULL when it could not
+ * take them (it is left empty then). */
+static OTF2_AttributeList *add_attrs(struct cv *cv, const struct cv_attr *attrs, unsigned n)
 {
 	struct out *o = cv->out;
 	OTF2_AttributeList *a = o->attrs;
-	decorate(cv, l, t, 1);
 	for (unsigned i = 0; a && i < n; i++) {
 		OTF2_AttributeRef ref = ATTR_COUNT + attrs[i].id;
-		OTF2_ErrorCode rc =
-		    cv_attrs[attrs[i].id].type == OTF2_TYPE_STRING
-			? OTF2_AttributeList_AddStringRef(a, ref, (uint32_t)attrs[i].value)
-			: OTF2_AttributeList_AddUint64(a, ref, attrs[i].value);
+		OTF2_ErrorCode rc;
+		switch (cv_attrs[attrs[i].id].type) {
+		case OTF2_TYPE_STRING:
+			rc = OTF2_AttributeList_AddStringRef(a, ref, (uint32_t)attrs[i].value);
+			break;
+		case OTF2_TYPE_INT64:
+			rc = OTF2_AttributeList_AddInt64(a, ref, (int64_t)attrs[i].value);
+			break;
+		default:
+			rc = OTF2_AttributeList_AddUint64(a, ref, attrs[i].value);
+		}
 		if (rc != OTF2_SUCCESS) {
 			OTF2_AttributeList_RemoveAllAttributes(a);
 			a = NULL;
 		}
 	}
-	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
+	return a;
+}
+
+static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			const struct cv_attr *attrs, unsigned n)
+{
+	decorate(cv, l, t, 1);
+	check(cv, OTF2_EvtWriter_Enter(l->out, add_attrs(cv, attrs, n), t, region), "Enter");
+}
+
+static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			const struct cv_attr *attrs, unsigned n)
+{
+	decorate(cv, l, t, 0);
+	check(cv, OTF2_EvtWriter_Leave(l->out, add_attrs(cv, attrs, n), t, region), "Leave");
+}
+
+/* A stream's operation: its region; a host-device copy's RMA operation inside it. */
+static void gpu_activity(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op *op)
+{
+	enter_attrs(cv, l, op->start, op->region, op->attrs, op->nattrs);
+	if (op->rma) {
+		if (op->copy == LT_GPU_COPY_HTOD) /* the device gets from the host */
+			check(cv,
+			      OTF2_EvtWriter_RmaGet(l->out, NULL, op->start, op->win, op->remote,
+						    op->bytes, op->corr),
+			      "RmaGet");
+		else
+			check(cv,
+			      OTF2_EvtWriter_RmaPut(l->out, NULL, op->start, op->win, op->remote,
+						    op->bytes, op->corr),
+			      "RmaPut");
+		check(
+		    cv,
+		    OTF2_EvtWriter_RmaOpCompleteBlocking(l->out, NULL, op->end, op->win, op->corr),
+		    "RmaOpCompleteBlocking");
+	}
+	leave(cv, l, op->end, op->region, 0);
 }
 
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
@@ -457,6 +533,7 @@ static const struct {
     [CV_MARK_KOKKOS_KEPT] = {"Kokkos runtime memory kept past finalize", OTF2_SEVERITY_LOW},
     [CV_MARK_KOKKOS_UNFINALIZED] = {"Kokkos memory live at an exit without finalize",
 				    OTF2_SEVERITY_MEDIUM},
+    [CV_MARK_GPU_LEAK] = {"GPU memory never freed", OTF2_SEVERITY_HIGH},
 };
 
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
@@ -544,6 +621,11 @@ static OTF2_RegionRole role(enum cv_role r)
 		return OTF2_REGION_ROLE_POINT2POINT;
 	case CV_ROLE_COLLECTIVE:
 		return OTF2_REGION_ROLE_COLL_ALL2ALL;
+	case CV_ROLE_GPU_SYNC: /* Score-P: every CUDA API call is a wrapper */
+		return OTF2_REGION_ROLE_WRAPPER;
+	case CV_ROLE_GPU_MEMORY:
+		return OTF2_REGION_ROLE_DATA_TRANSFER;
+	case CV_ROLE_KERNEL:
 	case CV_ROLE_FUNCTION:
 	case CV_ROLE_USER:
 		break;
@@ -564,6 +646,10 @@ static OTF2_Paradigm paradigm(enum cv_paradigm p)
 		return OTF2_PARADIGM_USER;
 	case CV_PARADIGM_MPI:
 		return OTF2_PARADIGM_MPI;
+	case CV_PARADIGM_CUDA:
+		return OTF2_PARADIGM_CUDA;
+	case CV_PARADIGM_HIP:
+		return OTF2_PARADIGM_HIP;
 	case CV_PARADIGM_PROCESS:
 		break;
 	}
@@ -664,6 +750,41 @@ static void write_mpi_groups(struct cv *cv, OTF2_GlobalDefWriter *g, const uint3
 	free(members);
 }
 
+/*
+ * The GPU copies' groups, from group ref `base` on: a COMM_LOCATIONS group of paradigm
+ * CUDA over every location (in cv.locs order: ranks are location indices), then per RMA
+ * window the COMM_GROUP of its members.  Nothing without GPU streams.
+ */
+static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_cuda,
+			     uint32_t s_empty, OTF2_GroupRef base)
+{
+	if (!cv->ngpu_wins)
+		return;
+	uint64_t *members = malloc((cv->nlocs ? cv->nlocs : 1) * sizeof(*members));
+	if (!members) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
+		return;
+	}
+	for (size_t i = 0; i < cv->nlocs; i++)
+		members[i] = cv->locs[i].id;
+	check(cv,
+	      OTF2_GlobalDefWriter_WriteGroup(g, base, s_cuda, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+					      OTF2_PARADIGM_CUDA, OTF2_GROUP_FLAG_NONE,
+					      (uint32_t)cv->nlocs, members),
+	      "Group");
+	for (uint32_t w = 0; w < cv->ngpu_wins; w++) {
+		const struct cv_gpu_win *win = &cv->gpu_wins[w];
+		for (uint32_t i = 0; i < win->nmembers; i++)
+			members[i] = win->members[i];
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteGroup(
+			  g, base + 1 + w, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_CUDA,
+			  OTF2_GROUP_FLAG_NONE, win->nmembers, members),
+		      "Group");
+	}
+	free(members);
+}
+
 /* Global definitions, in the order Score-P writes them (dependencies first). */
 /* Call sites, call paths and PAPI metrics (after the strings, regions and metrics). */
 static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
@@ -734,9 +855,14 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		s_attr[i][0] = cv_string(cv, cv_attrs[i].name);
 		s_attr[i][1] = cv_string(cv, cv_attrs[i].desc);
 	}
-	int kokkos = 0;
-	for (uint32_t i = 0; i < cv->nregions && !kokkos; i++)
-		kokkos = cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
+	int kokkos = 0, cuda = 0, hip = 0;
+	for (uint32_t i = 0; i < cv->nregions; i++) {
+		kokkos |= cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
+		cuda |= cv->regions[i].paradigm == CV_PARADIGM_CUDA;
+		hip |= cv->regions[i].paradigm == CV_PARADIGM_HIP;
+	}
+	uint32_t s_cuda = cuda || cv->ngpu_wins ? cv_string(cv, "CUDA") : s_empty,
+		 s_hip = hip ? cv_string(cv, "HIP") : s_empty;
 	uint32_t s_openmp = cv_string(cv, "OpenMP"),
 		 s_team_template = cv_string(cv, "Thread team ${id}"),
 		 s_unread = cv_string(cv, "(unreadable process)");
@@ -797,6 +923,16 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_KOKKOS, s_kokkos,
 							 OTF2_PARADIGM_CLASS_ACCELERATOR),
 		      "Paradigm");
+	if (cuda || cv->ngpu_wins)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_CUDA, s_cuda,
+							 OTF2_PARADIGM_CLASS_ACCELERATOR),
+		      "Paradigm");
+	if (hip)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_HIP, s_hip,
+							 OTF2_PARADIGM_CLASS_ACCELERATOR),
+		      "Paradigm");
 	check(cv,
 	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_linux, s_machine,
 						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
@@ -832,16 +968,31 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			  OTF2_UNDEFINED_LOCATION_GROUP),
 		      "LocationGroup");
 	free(s_cores);
+	/* GPU contexts after the processes and the --core-view hosts, created by their
+	 * process. */
+	OTF2_LocationGroupRef gpu_groups = (OTF2_LocationGroupRef)(cv->nprocs + cv->ncore_hosts);
+	for (uint32_t k = 0; k < cv->ngpu_groups; k++) {
+		const struct cv_gpu_group *gg = &cv->gpu_groups[k];
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteLocationGroup(
+			  g, gpu_groups + k, gg->name, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+			  1 + cv->procs[gg->process].host, (OTF2_LocationGroupRef)gg->process),
+		      "LocationGroup");
+	}
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		const struct cv_loc *l = &cv->locs[i];
 		/* The samplers' metrics sit on METRIC locations, as Score-P's asynchronous
 		 * metrics do; threads and --core-view CPUs are timelines of regions. */
 		OTF2_LocationType type = l->kind == CV_LOC_METRIC ? OTF2_LOCATION_TYPE_METRIC
-								  : OTF2_LOCATION_TYPE_CPU_THREAD;
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, l->nevents,
-							 l->process),
-		      "Location");
+					 : l->kind == CV_LOC_GPU_STREAM
+					     ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
+					     : OTF2_LOCATION_TYPE_CPU_THREAD;
+		OTF2_LocationGroupRef group =
+		    l->kind == CV_LOC_GPU_STREAM ? gpu_groups + l->gpu : l->process;
+		check(
+		    cv,
+		    OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, l->nevents, group),
+		    "Location");
 	}
 	for (uint32_t i = 0; i < cv->nregions; i++) {
 		const struct cv_region *r = &cv->regions[i];
@@ -863,13 +1014,14 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 						      (uint32_t)cv->nlocs, members),
 		      "Group");
 		for (size_t p = 0; p < cv->max_procs; p++) {
+			uint32_t n = 0; /* its threads' contingent: not its GPU streams */
 			for (size_t k = 0; k < cv->procs[p].nlocs; k++)
-				members[k] = cv->procs[p].first_loc + k;
+				if (cv->locs[cv->procs[p].first_loc + k].kind != CV_LOC_GPU_STREAM)
+					members[n++] = cv->procs[p].first_loc + k;
 			check(cv,
 			      OTF2_GlobalDefWriter_WriteGroup(
 				  g, (OTF2_GroupRef)(1 + p), s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-				  OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
-				  (uint32_t)cv->procs[p].nlocs, members),
+				  OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, members),
 			      "Group");
 		}
 		/* OpenMP: every thread again (same order: ranks are location indices), then
@@ -902,6 +1054,10 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	}
 	write_mpi_groups(cv, g, s_mpi, s_empty,
 			 (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0)));
+	OTF2_GroupRef gpu_comm_groups =
+	    (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0) +
+			    (s_mpi ? 1 + cv->ncomms : 0));
+	write_gpu_groups(cv, g, s_cuda, s_empty, gpu_comm_groups);
 	for (size_t p = 0; p < cv->max_procs; p++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteComm(
@@ -917,10 +1073,20 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			by_ref[cv->teams[k].comm] = k;
 		for (uint32_t c = 0; c < cv->ncomms; c++)
 			by_ref[cv->comms[c].comm] = cv->nteams + c;
+		for (uint32_t w = 0; w < cv->ngpu_wins; w++)
+			by_ref[cv->gpu_wins[w].comm] = cv->nteams + cv->ncomms + w;
 	}
 	for (uint32_t r = 0; by_ref && r < cv->ncomm_refs; r++) {
 		uint32_t k = by_ref[r];
-		if (k < cv->nteams)
+		if (k >= cv->nteams + cv->ncomms) {
+			const struct cv_gpu_win *w = &cv->gpu_wins[k - cv->nteams - cv->ncomms];
+			check(cv,
+			      OTF2_GlobalDefWriter_WriteComm(
+				  g, (OTF2_CommRef)(cv->max_procs + w->comm), w->name,
+				  gpu_comm_groups + 1 + (k - cv->nteams - cv->ncomms),
+				  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+			      "Comm");
+		} else if (k < cv->nteams)
 			check(cv,
 			      OTF2_GlobalDefWriter_WriteComm(
 				  g, team_comm(cv, k), s_comm ? s_comm[cv->max_procs + k] : s_empty,
@@ -938,6 +1104,13 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	if (!by_ref)
 		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Comm");
 	free(by_ref);
+	for (uint32_t w = 0; w < cv->ngpu_wins; w++)
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteRmaWin(
+			  g, w, cv->gpu_wins[w].name,
+			  (OTF2_CommRef)(cv->max_procs + cv->gpu_wins[w].comm),
+			  OTF2_RMA_WIN_FLAG_NONE),
+		      "RmaWin");
 	free(s_comm);
 	free(s_mpi);
 	for (uint32_t m = 0; m < cv->nmetrics; m++)
@@ -1054,5 +1227,7 @@ const struct cv_ops cv_otf2_ops = {
     .mpi_p2p = mpi_p2p,
     .mpi_coll_begin = mpi_coll_begin,
     .mpi_coll_end = mpi_coll_end,
+    .leave_attrs = leave_attrs,
+    .gpu_activity = gpu_activity,
     .finish = finish,
 };

@@ -15,6 +15,14 @@
  *   taskwaits; Blocked while waiting for a mutex, rwlock, critical section or OpenMP lock;
  *   Scheduling and Fork/Join in pthread_create; Memory transfer in Kokkos deep copies.
  *
+ *   GPU as Extrae shows it: each GPU stream is one more thread of its process's task
+ *   (after the process's threads), Idle between its operations, Running in a kernel,
+ *   Memory transfer in a copy or set, with 63100000 (the device operation: 1 kernel, 3
+ *   copy, 34 set), 63000006 (the kernel), 63000001 (bytes), 63000011/63000012 (blocks per
+ *   grid, threads per block).  API calls on the calling thread as 63000000 (CUDA) or
+ *   63500000 (HIP) valued by Extrae's numbers for the calls Extrae knows, in states of
+ *   Extrae's: Allocating memory, Freeing memory, Memory transfer, Synchronization.
+ *
  *   Events: each region's Enter writes its type and value, its Leave the value of the
  *   enclosing region of the same type, or 0 ("End").  Extrae's types where Extrae has one
  *   (60000001 parallel, 60000018 outlined function, 60000019 user function, 60000020 thread
@@ -25,7 +33,9 @@
  *   their text.
  *
  *   Communications: tag 1 from a pthread_create to the new thread's begin; tag 2 from the
- *   end of an OpenMP task to the start of a task that depended on it.  MPI messages with
+ *   end of an OpenMP task to the start of a task that depended on it; tag 3 from a GPU API
+ *   call to the start of what the device did for it (Extrae's host-to-stream links; size:
+ *   the bytes of a copy).  MPI messages with
  *   their MPI tag and size, from the start of the sending call (MPI_Send, MPI_Isend...)
  *   to the completion of the receive (the end of MPI_Recv, the wait or test that
  *   completed an MPI_Irecv), on the ranks' clocks put on rank 0's: each send matched to
@@ -101,6 +111,10 @@ static const struct {
 #define TY_APPLICATION	40000001u
 #define TY_OMP_PARALLEL 60000001u
 #define TY_PTHREAD	61000000u
+#define TY_GPU_OP	63100000u /* a stream's operation: Extrae's numbers of the calls */
+#define TY_GPU_BYTES	63000001u /* bytes of a stream's copy or set */
+#define TY_GPU_BLOCKS	63000011u /* a kernel's blocks per grid */
+#define TY_GPU_THREADS	63000012u /* a kernel's threads per block */
 #define TY_METRIC	64000000u /* + metric id */
 #define TY_MARKER	69000010u /* + CV_MARK_* */
 #define TY_ATTR		69100000u /* + CV_ATTR_* of integer attributes */
@@ -131,7 +145,11 @@ enum kind {
 	K_KOKKOS_MEMORY,
 	K_PROCESS,
 	K_MPI,
-	K_PTHREAD, /* valued by Extrae's pthread call numbers instead */
+	K_CUDA,	      /* a CUDA API call: valued by Extrae's numbers where it has one */
+	K_HIP,	      /* a HIP API call: the same numbers */
+	K_GPU_KERNEL, /* a kernel on its stream */
+	K_GPU_DEVICE, /* a copy or set on its stream: valued by its Extrae number */
+	K_PTHREAD,    /* valued by Extrae's pthread call numbers instead */
 	K_COUNT
 };
 
@@ -157,6 +175,10 @@ static const struct {
     [K_KOKKOS_MEMORY] = {65000006, "Kokkos allocation or deallocation"},
     [K_PROCESS] = {69000001, "Process call (fork, exec, spawn, dlopen)"},
     [K_MPI] = {50000001, "MPI call"},
+    [K_CUDA] = {63000000, "CUDA call"},
+    [K_HIP] = {63500000, "HIP call"},
+    [K_GPU_KERNEL] = {63000006, "CUDA kernel"},
+    [K_GPU_DEVICE] = {TY_GPU_OP, "CUDA device operation"},
     [K_PTHREAD] = {TY_PTHREAD, "pthread call"},
 };
 
@@ -199,6 +221,53 @@ static const struct {
     {"sem_clockwait", 14, NULL},
     {"sem_post", 15, "sem_post"},
 };
+
+/* Extrae's CUDA call values (events.h, the order of its CUDA enum), by the name after "cuda"
+ * or "hip"; calls Extrae has no number for are valued GPU_VALUE_OTHER + their region id. */
+static const struct {
+	const char *suffix;
+	int value;
+	const char *label; /* NULL: another name of the value above */
+} gpu_values[] = {
+    {"Launch", 1, "Launch"},
+    {"LaunchKernel", 1, NULL},
+    {"ConfigureCall", 2, "ConfigureCall"},
+    {"Memcpy", 3, "Memcpy"},
+    {"DeviceSynchronize", 4, "DeviceSynchronize"},
+    {"StreamSynchronize", 5, "StreamSynchronize"},
+    {"StreamCreate", 6, "StreamCreate"},
+    {"StreamCreateWithFlags", 6, NULL},
+    {"StreamCreateWithPriority", 6, NULL},
+    {"MemcpyAsync", 7, "MemcpyAsync"},
+    {"DeviceReset", 8, "DeviceReset"},
+    {"ThreadExit", 9, "ThreadExit"},
+    {"StreamDestroy", 10, "StreamDestroy"},
+    {"Malloc", 11, "Malloc"},
+    {"MallocPitch", 12, "MallocPitch"},
+    {"Free", 13, "Free"},
+    {"MallocArray", 14, "MallocArray"},
+    {"FreeArray", 15, "FreeArray"},
+    {"MallocHost", 16, "MallocHost"},
+    {"FreeHost", 17, "FreeHost"},
+    {"HostAlloc", 18, "HostAlloc"},
+    {"MemcpyToSymbol", 25, "MemcpyToSymbol"},
+    {"MemcpyFromSymbol", 26, "MemcpyFromSymbol"},
+    {"Memset", 34, "Memset"},
+    {"MemsetAsync", 35, "MemsetAsync"},
+    {"EventRecord", 36, "EventRecord"},
+    {"EventSynchronize", 37, "EventSynchronize"},
+    {"StreamWaitEvent", 38, "StreamWaitEvent"},
+    {"Malloc3D", 39, "Malloc3D"},
+    {"Malloc3DArray", 40, "Malloc3DArray"},
+};
+#define GPU_VALUE_OTHER 1000
+
+/* A stream's operations (63100000), as Extrae numbers them. */
+#define GPU_OP_KERNEL 1
+#define GPU_OP_COPY   3
+#define GPU_OP_SET    34
+
+#define TAG_GPU 3 /* communications from a GPU call to its device operation */
 
 enum { REC_STATE = 1, REC_EVENT = 2, REC_COMM = 3 };
 
@@ -284,8 +353,9 @@ struct out {
 	uint32_t max_caller;	   /* the deepest caller level written */
 	struct msg *sends, *recvs; /* MPI message halves, matched at the end */
 	size_t nsends, nrecvs, sends_cap, recvs_cap;
-	struct pmap irecvs; /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
-	struct pmap isends; /* MPI_Isend: the same key -> its send half's index + 1 (time) */
+	struct pmap irecvs;  /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
+	struct pmap isends;  /* MPI_Isend: the same key -> its send half's index + 1 (time) */
+	uint64_t attrs_used; /* bit CV_ATTR_*: events of that attribute were written */
 	char error[4096 + 300];
 };
 
@@ -327,6 +397,16 @@ static void put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b
 	if (o->nrun == RUN_RECORDS)
 		spill(o);
 	o->run[o->nrun++] = (struct rec){time, a, o->seq++, 0, loc, b, (uint32_t)kind, c};
+}
+
+/* A communication of `size` bytes with `tag`, received no earlier than it was sent. */
+static void put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t received,
+		     uint64_t size, uint32_t tag)
+{
+	if (o->nrun == RUN_RECORDS)
+		spill(o);
+	o->run[o->nrun++] = (struct rec){
+	    sent, received < sent ? sent : received, o->seq++, size, from, to, REC_COMM, tag};
 }
 
 /* ---- pending communication halves ---- */
@@ -441,6 +521,12 @@ static enum kind region_kind(const struct cv_region *r)
 		default:
 			return K_KOKKOS_REGION;
 		}
+	case CV_PARADIGM_CUDA:
+	case CV_PARADIGM_HIP:
+		return r->role == CV_ROLE_KERNEL	? K_GPU_KERNEL
+		       : r->role == CV_ROLE_GPU_MEMORY	? K_GPU_DEVICE
+		       : r->paradigm == CV_PARADIGM_HIP ? K_HIP
+							: K_CUDA;
 	case CV_PARADIGM_OPENMP:
 		break;
 	}
@@ -479,6 +565,21 @@ static int pthread_value(const char *name)
 	return 0;
 }
 
+/* The value of GPU region r of kind k (K_CUDA, K_HIP, K_GPU_DEVICE): Extrae's number. */
+static int gpu_value(const struct cv *cv, uint32_t r, enum kind k)
+{
+	const char *name = cv->strings[cv->regions[r].name];
+	if (k == K_GPU_DEVICE)
+		return strstr(name, "Memset") ? GPU_OP_SET : GPU_OP_COPY;
+	const char *prefix = k == K_HIP ? "hip" : "cuda";
+	size_t n = strlen(prefix);
+	for (size_t i = 0;
+	     !strncmp(name, prefix, n) && i < sizeof(gpu_values) / sizeof(gpu_values[0]); i++)
+		if (!strcmp(name + n, gpu_values[i].suffix))
+			return gpu_values[i].value;
+	return GPU_VALUE_OTHER + (int)r;
+}
+
 /* The kind of region r (cached), and for a pthread call its value. */
 static enum kind kind_of(struct cv *cv, uint32_t r, int *pvalue)
 {
@@ -497,7 +598,9 @@ static enum kind kind_of(struct cv *cv, uint32_t r, int *pvalue)
 	if (!o->regions[r]) {
 		const struct cv_region *reg = &cv->regions[r];
 		enum kind k = region_kind(reg);
-		int v = k == K_PTHREAD ? pthread_value(cv->strings[reg->canonical]) : 0;
+		int v = k == K_PTHREAD ? pthread_value(cv->strings[reg->canonical])
+			: k == K_CUDA || k == K_HIP || k == K_GPU_DEVICE ? gpu_value(cv, r, k)
+									 : 0;
 		o->regions[r] = ((uint32_t)k + 1) | (uint32_t)v << 8;
 	}
 	*pvalue = (int)(o->regions[r] >> 8);
@@ -548,7 +651,24 @@ static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum
 	case K_OMP_OUTLINED:
 	case K_OMP_TASK:
 	case K_KOKKOS_KERNEL:
+	case K_GPU_KERNEL:
 		return ST_RUNNING;
+	case K_GPU_DEVICE:
+		return ST_MEMORY_TRANSFER;
+	case K_CUDA:
+	case K_HIP: /* as Extrae's states of the calls */
+		switch (r->role) {
+		case CV_ROLE_ALLOCATE:
+			return ST_ALLOC;
+		case CV_ROLE_DEALLOCATE:
+			return ST_FREE;
+		case CV_ROLE_DATA_TRANSFER:
+			return ST_MEMORY_TRANSFER;
+		case CV_ROLE_GPU_SYNC:
+			return ST_SYNC;
+		default:
+			return ST_INHERIT;
+		}
 	case K_OMP_SYNC:
 	case K_OMP_TASK_WAIT:
 	case K_KOKKOS_FENCE:
@@ -782,7 +902,7 @@ static void enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	enum kind k = kind_of(cv, region, &pv);
 	struct frame *f = &p->stack[p->depth++];
 	f->type = kinds[k].type;
-	f->value = k == K_PTHREAD ? (uint64_t)pv : (uint64_t)region + 1;
+	f->value = pv ? (uint64_t)pv : (uint64_t)region + 1; /* pthread and GPU calls: pv */
 	f->state = region_state(cv, &cv->regions[region], k, pv);
 	f->task = k == K_OMP_TASK ? task : 0;
 	f->par = k == K_OMP_OUTLINED && p->fork_pending;
@@ -822,6 +942,60 @@ static void task_depends(struct cv *cv, struct cv_loc *l, uint64_t t, const char
 	}
 }
 
+/* How attributes (enum cv_attr_id) show: events of type TY_ATTR + id, valued by the number,
+ * or (labelled) by the string's id + 1 with the string as the label; label NULL: none. */
+static const struct {
+	int labelled;
+	const char *label;
+} attr_types[CV_ATTR_COUNT] = {
+    [CV_ATTR_TASK_ID] = {0, "OpenMP task id"},
+    [CV_ATTR_TASK_DEPENDS] = {0, NULL}, /* communications */
+    [CV_ATTR_KOKKOS_DEVICE] = {1, "Kokkos execution space instance"},
+    [CV_ATTR_KOKKOS_BYTES] = {0, "Kokkos bytes"},
+    [CV_ATTR_KOKKOS_LABEL] = {1, "Kokkos View"},
+    [CV_ATTR_KOKKOS_SRC] = {1, "Kokkos deep copy source View"},
+    [CV_ATTR_KOKKOS_DST] = {1, "Kokkos deep copy destination View"},
+    [CV_ATTR_KOKKOS_ADDRESS] = {0, "Kokkos allocation address"},
+    [CV_ATTR_GPU_CORRELATION] = {0, "GPU correlation id"},
+    [CV_ATTR_GPU_BYTES] = {0, "GPU bytes copied or set"},
+    [CV_ATTR_GPU_COPY_KIND] = {1, "GPU copy direction"},
+    [CV_ATTR_GPU_DST] = {0, "GPU destination address"},
+    [CV_ATTR_GPU_SRC] = {0, "GPU source address"},
+    [CV_ATTR_GPU_STREAM] = {0, "GPU stream"},
+    [CV_ATTR_GPU_KERNEL] = {1, "GPU kernel launched"},
+    [CV_ATTR_GPU_GRID] = {1, "GPU grid (blocks)"},
+    [CV_ATTR_GPU_BLOCK] = {1, "GPU block (threads)"},
+    [CV_ATTR_GPU_MEMORY] = {1, "GPU memory kind"},
+    [CV_ATTR_GPU_RESULT] = {0, "GPU call result (error code)"},
+    [CV_ATTR_ALLOCATION_SIZE] = {0, "Bytes allocated"},
+    [CV_ATTR_DEALLOCATION_SIZE] = {0, "Bytes freed"},
+    [CV_ATTR_ARGUMENT_ADDRESS] = {0, "Address freed"},
+    [CV_ATTR_RESULT_ADDRESS] = {0, "Address allocated"},
+};
+
+/* Attributes as events of thread li at t (attr_types). */
+static void attr_events(struct cv *cv, uint32_t li, uint64_t t, const struct cv_attr *attrs,
+			unsigned n)
+{
+	struct out *o = cv->out;
+	for (unsigned i = 0; i < n; i++) {
+		enum cv_attr_id id = attrs[i].id;
+		uint32_t type = TY_ATTR + id;
+		uint64_t v = attrs[i].value;
+		if (!attr_types[id].label)
+			continue;
+		o->attrs_used |= UINT64_C(1) << id;
+		if (attr_types[id].labelled) {
+			note_label(o, type, (uint32_t)v);
+			event(o, li, t, type, v + 1);
+		} else {
+			/* a result is signed; other values above INT64_MAX show as the maximum */
+			event(o, li, t, type,
+			      id == CV_ATTR_GPU_RESULT || v <= INT64_MAX ? v : INT64_MAX);
+		}
+	}
+}
+
 static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned n)
 {
@@ -847,25 +1021,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 			task_depends(cv, l, t, depends);
 		}
 	}
-	uint32_t li = loc_index(cv, l);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t type = TY_ATTR + attrs[i].id;
-		switch (attrs[i].id) {
-		case CV_ATTR_TASK_DEPENDS:
-			break; /* the communications */
-		case CV_ATTR_KOKKOS_DEVICE:
-		case CV_ATTR_KOKKOS_LABEL:
-		case CV_ATTR_KOKKOS_SRC:
-		case CV_ATTR_KOKKOS_DST:
-			note_label(o, type, (uint32_t)attrs[i].value);
-			event(o, li, t, type, attrs[i].value + 1);
-			break;
-		default:
-			event(o, li, t, type,
-			      attrs[i].value > INT64_MAX ? INT64_MAX : attrs[i].value);
-			break;
-		}
-	}
+	attr_events(cv, loc_index(cv, l), t, attrs, n);
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
@@ -902,6 +1058,13 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 		}
 	}
 	restate(o, li, p, t);
+}
+
+static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			const struct cv_attr *attrs, unsigned n)
+{
+	leave(cv, l, t, region, 0);
+	attr_events(cv, loc_index(cv, l), t, attrs, n);
 }
 
 /* Thread creation: a communication from the creating call to the thread's begin (the
@@ -956,6 +1119,42 @@ static void thread_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq
 static void thread_wait(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
 	thread_end(cv, l, t, seq);
+}
+
+/* A stream's operation: its region's events and state (the stream idles between them),
+ * Extrae's device events, and a communication from the call that asked for it. */
+static void gpu_activity(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op *op)
+{
+	struct out *o = cv->out;
+	struct ploc *p = ploc(cv, l);
+	uint32_t li = loc_index(cv, l);
+	if (!p)
+		return;
+	int fresh = !p->begun, kernel = op->kind == LT_GPU_ACT_KERNEL;
+	touch(p, op->start);
+	if (fresh)
+		p->base = p->cur = ST_IDLE;
+	enter_frame(cv, l, op->start, op->region, 0);
+	if (kernel) {
+		event(o, li, op->start, TY_GPU_OP, GPU_OP_KERNEL);
+		event(o, li, op->start, TY_GPU_BLOCKS, op->blocks);
+		event(o, li, op->start, TY_GPU_THREADS, op->threads);
+	} else {
+		event(o, li, op->start, TY_GPU_BYTES, op->bytes);
+	}
+	for (unsigned i = 0; i < op->nattrs; i++)
+		if (op->attrs[i].id == CV_ATTR_GPU_CORRELATION)
+			attr_events(cv, li, op->start, &op->attrs[i], 1);
+	if (op->host_loc != UINT32_MAX)
+		put_comm(o, op->host_loc, op->host_ns, li, op->start, op->bytes, TAG_GPU);
+	leave(cv, l, op->end, op->region, 0);
+	if (kernel) {
+		event(o, li, op->end, TY_GPU_OP, 0);
+		event(o, li, op->end, TY_GPU_BLOCKS, 0);
+		event(o, li, op->end, TY_GPU_THREADS, 0);
+	} else {
+		event(o, li, op->end, TY_GPU_BYTES, 0);
+	}
 }
 
 static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm paradigm,
@@ -1150,6 +1349,23 @@ static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
 			if (pthread_values[i].label)
 				fprintf(f, "%-6d %s\n", pthread_values[i].value,
 					pthread_values[i].label);
+	} else if (k == K_GPU_DEVICE) {
+		fprintf(f, "%-6d Kernel\n%-6d Memory copy\n%-6d Memory set\n", GPU_OP_KERNEL,
+			GPU_OP_COPY, GPU_OP_SET);
+	} else if (k == K_CUDA || k == K_HIP) {
+		const char *prefix = k == K_HIP ? "hip" : "cuda";
+		for (size_t i = 0; i < sizeof(gpu_values) / sizeof(gpu_values[0]); i++)
+			if (gpu_values[i].label)
+				fprintf(f, "%-6d %s%s\n", gpu_values[i].value, prefix,
+					gpu_values[i].label);
+		for (uint32_t r = 0; r < cv->nregions; r++) {
+			int v = region_kind(&cv->regions[r]) == k ? gpu_value(cv, r, k) : 0;
+			if (v < GPU_VALUE_OTHER)
+				continue;
+			fprintf(f, "%-6d ", v);
+			put_label(f, cv->strings[cv->regions[r].name]);
+			fputc('\n', f);
+		}
 	} else {
 		for (uint32_t r = 0; r < cv->nregions; r++) {
 			if (region_kind(&cv->regions[r]) != k)
@@ -1191,20 +1407,7 @@ static const char *const marker_labels[CV_MARK_KINDS] = {
     [CV_MARK_KOKKOS_LEAK] = "Kokkos memory never freed",
     [CV_MARK_KOKKOS_KEPT] = "Kokkos runtime memory kept past finalize",
     [CV_MARK_KOKKOS_UNFINALIZED] = "Kokkos memory live at an exit without finalize",
-};
-
-static const struct {
-	enum cv_attr_id id;
-	int labelled;
-	const char *label;
-} attr_types[] = {
-    {CV_ATTR_TASK_ID, 0, "OpenMP task id"},
-    {CV_ATTR_KOKKOS_DEVICE, 1, "Kokkos execution space instance"},
-    {CV_ATTR_KOKKOS_BYTES, 0, "Kokkos bytes"},
-    {CV_ATTR_KOKKOS_LABEL, 1, "Kokkos View"},
-    {CV_ATTR_KOKKOS_SRC, 1, "Kokkos deep copy source View"},
-    {CV_ATTR_KOKKOS_DST, 1, "Kokkos deep copy destination View"},
-    {CV_ATTR_KOKKOS_ADDRESS, 0, "Kokkos allocation address"},
+    [CV_MARK_GPU_LEAK] = "GPU memory never freed",
 };
 
 static void write_pcf(struct cv *cv, FILE *f)
@@ -1228,19 +1431,27 @@ static void write_pcf(struct cv *cv, FILE *f)
 	int used[K_COUNT] = {0};
 	for (uint32_t r = 0; r < cv->nregions; r++)
 		used[region_kind(&cv->regions[r])] = 1;
+	used[K_GPU_DEVICE] |= used[K_GPU_KERNEL]; /* 63100000 tells kernels too */
 	for (int k = 0; k < K_COUNT; k++)
 		if (used[k])
 			write_values_of_kind(cv, f, (enum kind)k);
+	if (used[K_GPU_DEVICE])
+		fprintf(f,
+			"EVENT_TYPE\n0    %u    CUDA bytes copied or set\n"
+			"0    %u    CUDA blocks per grid\n0    %u    CUDA threads per block\n\n\n",
+			TY_GPU_BYTES, TY_GPU_BLOCKS, TY_GPU_THREADS);
 	for (int k = 0; k < CV_MARK_KINDS; k++)
 		write_labels_of_type(cv, f, TY_MARKER + (uint32_t)k, marker_labels[k]);
-	for (size_t i = 0; i < sizeof(attr_types) / sizeof(attr_types[0]); i++) {
-		uint32_t type = TY_ATTR + attr_types[i].id;
+	struct out *o = cv->out;
+	for (int i = 0; i < CV_ATTR_COUNT; i++) {
+		uint32_t type = TY_ATTR + (uint32_t)i;
+		if (!attr_types[i].label || !(o->attrs_used >> i & 1))
+			continue;
 		if (attr_types[i].labelled)
 			write_labels_of_type(cv, f, type, attr_types[i].label);
 		else
 			fprintf(f, "EVENT_TYPE\n0    %u    %s\n\n\n", type, attr_types[i].label);
 	}
-	struct out *o = cv->out;
 	for (uint32_t d = 1; d <= o->max_caller; d++) {
 		char label[64];
 		snprintf(label, sizeof(label), "Caller at level %u", d);
@@ -1641,10 +1852,7 @@ static void match_messages(struct out *o)
 		uint64_t recv = r->time;
 		if (recv < s->time && s->time - recv <= CLOCK_PRECISION_NS)
 			recv = s->time;
-		if (o->nrun == RUN_RECORDS)
-			spill(o);
-		o->run[o->nrun++] = (struct rec){s->time, recv,	  o->seq++, s->size,
-						 s->loc,  r->loc, REC_COMM, s->tag};
+		put_comm(o, s->loc, s->time, r->loc, recv, s->size, s->tag);
 		i++;
 		j++;
 	}
@@ -1801,5 +2009,7 @@ const struct cv_ops cv_prv_ops = {
     .program_begin = program_begin,
     .program_end = program_end,
     .mpi_p2p = mpi_p2p,
+    .leave_attrs = leave_attrs,
+    .gpu_activity = gpu_activity,
     .finish = finish,
 };
