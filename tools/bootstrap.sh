@@ -81,12 +81,15 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure trace-dump \
 	fuzz_reader_replay trace2otf2 trace trace-annotate count_events exit_with
 (cd build-asan && ctest --output-on-failure -L unit)
-# The converter under ASan+UBSan on the damaged-input suite and on MPI traces (messages,
-# communicators, clock alignment) where an MPI companion is built (the traced programs
+# The converter under ASan+UBSan on the damaged-input suite, on MPI traces (messages,
+# communicators, clock alignment) where an MPI companion is built, and on GPU traces
+# (synthetic ones, and the stand-in CUPTI's where CUDA's headers are) (the traced programs
 # are not instrumented).
 mpi_targets=$(cmake --build build-asan --target help | grep -oE 'trace-mpi-(openmpi|mpich)$' | sort -u)
 [ -z "$mpi_targets" ] || cmake --build build-asan -j"$jobs" --target $mpi_targets
-(cd build-asan && ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi)$')
+cmake --build build-asan --target help | grep -q 'mock_cupti$' &&
+	cmake --build build-asan -j"$jobs" --target mock_cupti cupti_app
+(cd build-asan && ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock)$')
 # The reader's fuzz target for a minute (tools/fuzz/run.sh; clang and libFuzzer).
 bash tools/fuzz/run.sh 60 build-fuzz 2>&1 | tail -12
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
