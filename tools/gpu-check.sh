@@ -46,6 +46,11 @@ for kind in static shared; do
 	echo "== $kind cudart: $exe $threads $rounds"
 	LD_PRELOAD=$lib LIBTRACE_OUTPUT=$trace LIBTRACE_QUIET=1 "$exe" $threads $rounds
 	grep -a '^gpu' "$trace"/*/meta || true
+	if ! grep -aq '^gpu cupti' "$trace"/*/meta; then
+		echo "gpu-check: CUPTI did not record this process (see gpu_off above): no GPU, no driver?"
+		status=1
+		continue
+	fi
 	"$build/trace-dump" "$trace" >"$work/$kind.dump"
 	python3 - "$work/$kind.dump" $threads $rounds <<'EOF' || status=1
 import collections, re, sys
@@ -89,7 +94,7 @@ launches = [c for c in calls if c["op"] == "launch"]
 if len(launches) != 2 * n:
     problems.append("%d launches recorded, the program made %d" % (len(launches), 2 * n))
 if any(c["rc"] for c in calls if c["thread"] != 0):
-    problems.append("failed calls: %s" % [c["name"] for c in calls if c["rc"]][:5])
+    problems.append("failed calls: %s" % [c["name"] for c in calls if c["rc"] and c["thread"] != 0][:5])
 by_corr = {c["corr"]: c for c in calls}
 kinds = collections.Counter(a["kind"] for a in acts)
 print("device records:", dict(kinds))
