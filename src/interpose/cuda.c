@@ -59,9 +59,10 @@ static __attribute__((noinline)) void *cuda_sym(const char *name)
 	if (unlikely(!real_##name) && !(real_##name = cuda_sym(#name))) \
 	return CUDA_ERR_UNKNOWN
 
-/* Records the call's GPU_ENTER; NULL when not recording (module off, CUPTI records). */
-static struct lt_thread *call_begin(const char *name, unsigned op, const uint64_t *w, unsigned n,
-				    struct lt_caller c)
+/* Records the call's GPU_ENTER; NULL when not recording (module off, CUPTI records).  A
+ * launch passes the key of its kernel's name (`kernel`), which goes into w[5]. */
+static struct lt_thread *call_begin(const char *name, unsigned op, uint64_t *w, unsigned n,
+				    const void *kernel, struct lt_caller c)
 {
 	if (lt_cupti_active)
 		return NULL;
@@ -69,6 +70,8 @@ static struct lt_thread *call_begin(const char *name, unsigned op, const uint64_
 	if (!t)
 		return NULL;
 	int e = errno; /* the program's, for the runtime to see */
+	if (kernel)
+		w[5] = lt_gpu_kernel_id(t, kernel);
 	lt_note_caller(t, c);
 	lt_gpu_enter(t, LT_GPU_CUDART, op, lt_string_id(t, name), 0, w, n, 1);
 	lt_in_runtime = 1;
@@ -90,15 +93,15 @@ static cuda_err call_end(struct lt_thread *t, unsigned op, cuda_err rc, uint64_t
 
 /* A wrapper: `params` and `args` of the function, `op`, what it made on success (`made`,
  * evaluated after the call) and the op's payload words (format.h, GPU_ENTER). */
-#define WRAP(name, params, args, op, made, ...)                                                 \
-	LT_EXPORT cuda_err name params                                                          \
-	{                                                                                       \
-		REAL(name, params);                                                             \
-		const uint64_t w_[] = {0, __VA_ARGS__};                                         \
-		struct lt_thread *t =                                                           \
-		    call_begin(#name, op, w_ + 1, sizeof(w_) / sizeof(w_[0]) - 1, LT_CALLER()); \
-		cuda_err rc = real_##name args;                                                 \
-		return call_end(t, op, rc, (made));                                             \
+#define WRAP(name, params, args, op, made, ...)                                            \
+	LT_EXPORT cuda_err name params                                                     \
+	{                                                                                  \
+		REAL(name, params);                                                        \
+		uint64_t w_[] = {0, __VA_ARGS__};                                          \
+		struct lt_thread *t = call_begin(                                          \
+		    #name, op, w_ + 1, sizeof(w_) / sizeof(w_[0]) - 1, NULL, LT_CALLER()); \
+		cuda_err rc = real_##name args;                                            \
+		return call_end(t, op, rc, (made));                                        \
 	}
 
 #define U(x)	       ((uint64_t)(uintptr_t)(x))
@@ -183,22 +186,12 @@ static struct lt_thread *launch_begin(const char *name, const void *key, struct 
 				      struct lt_dim3 b, size_t shared, cuda_stream s,
 				      struct lt_caller c)
 {
-	if (lt_cupti_active)
-		return NULL;
-	struct lt_thread *t = lt_begin(LT_MOD_CUDA);
-	if (!t)
-		return NULL;
 	uint64_t w[LT_GPU_ARGS_MAX];
 	lt_gpu_dims(w, g, b);
 	w[3] = shared;
 	w[4] = U(s);
-	int e = errno;
-	w[5] = lt_gpu_kernel_id(t, key);
-	lt_note_caller(t, c);
-	lt_gpu_enter(t, LT_GPU_CUDART, LT_GPU_OP_LAUNCH, lt_string_id(t, name), 0, w, 6, 1);
-	lt_in_runtime = 1;
-	errno = e;
-	return t;
+	w[5] = 0;
+	return call_begin(name, LT_GPU_OP_LAUNCH, w, 6, key, c);
 }
 
 #define LAUNCH_PARAMS \

@@ -23,13 +23,7 @@ THREADS=3
 ROUNDS=2
 
 # ---- 4. no GPU symbol is a link-time dependency ----
-undefined=$(nm -D --undefined-only "$LIB" | grep -i -E 'cuda|cupti|hip' || true)
-[ -z "$undefined" ] || fail "libtrace.so needs GPU symbols at load time: $undefined"
-LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow LIBTRACE_QUIET=1 /bin/true ||
-	fail "LD_BIND_NOW=1 /bin/true fails under the tracer"
-out=$(echo hello | LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow LIBTRACE_QUIET=1 sort)
-[ "$out" = hello ] || fail "LD_BIND_NOW=1 sort misbehaves under the tracer"
-echo "no GPU symbol needed at load time; LD_BIND_NOW=1 programs run"
+no_gpu_dependency
 
 # ---- 1. shared cudart ----
 same_behaviour shared "$SHARED" $THREADS $ROUNDS

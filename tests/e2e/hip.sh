@@ -28,13 +28,7 @@ THREADS=4
 ROUNDS=3
 
 # ---- 1. no GPU symbol is a link-time dependency ----
-undefined=$(nm -D --undefined-only "$LIB" | grep -i -E 'hip|cuda|cupti' || true)
-[ -z "$undefined" ] || fail "libtrace.so needs GPU symbols at load time: $undefined"
-LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow LIBTRACE_QUIET=1 /bin/true ||
-	fail "LD_BIND_NOW=1 /bin/true fails under the tracer"
-out=$(printf 'b\na\n' | LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow LIBTRACE_QUIET=1 sort | tr '\n' ' ')
-[ "$out" = "a b " ] || fail "LD_BIND_NOW=1 sort misbehaves under the tracer: $out"
-echo "no GPU symbol needed at load time; LD_BIND_NOW=1 programs run"
+no_gpu_dependency
 
 # check_calls TRACE TRUTH LAUNCHES SITES: the trace's HIP calls are the program's (TRUTH),
 # LAUNCHES LAUNCH records in all; writes each program thread's call sites, resolved to

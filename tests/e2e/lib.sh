@@ -76,3 +76,18 @@ converted() {
 	tail -1 "$WORK/check.log" | grep -q '^check_otf2: ok$' || fail "check_otf2 printed no verdict"
 	grep '^total:' "$WORK/check.log"
 }
+
+# no_gpu_dependency: libtrace.so needs no CUDA, CUPTI or HIP symbol at load time, so that
+# LD_BIND_NOW=1 runs of programs without a GPU runtime work (one undefined symbol would
+# make every such program fail to start).
+no_gpu_dependency() {
+	local undefined out
+	undefined=$(nm -D --undefined-only "$LIB" | grep -i -E 'hip|cuda|cupti' || true)
+	[ -z "$undefined" ] || fail "libtrace.so needs GPU symbols at load time: $undefined"
+	LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow LIBTRACE_QUIET=1 /bin/true ||
+		fail "LD_BIND_NOW=1 /bin/true fails under the tracer"
+	out=$(printf 'b\na\n' | LD_BIND_NOW=1 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/bindnow \
+		LIBTRACE_QUIET=1 sort | tr '\n' ' ')
+	[ "$out" = "a b " ] || fail "LD_BIND_NOW=1 sort misbehaves under the tracer: $out"
+	echo "no GPU symbol needed at load time; LD_BIND_NOW=1 programs run"
+}
