@@ -244,7 +244,7 @@ LT_EXPORT cuda_err __cudaGetKernel(void **kernel, const void *stub)
 {
 	REAL(__cudaGetKernel, (void **, const void *));
 	cuda_err rc = real___cudaGetKernel(kernel, stub);
-	if (kernel)
+	if (rc == 0 && kernel && *kernel)
 		lt_gpu_kernel_alias(*kernel, stub);
 	return rc;
 }

@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +70,18 @@ static struct {
 #undef CUPTI_FIELD
 } cupti;
 
-static int tried; /* lt_cupti_start ran (once per process) */
+static int tried;	       /* lt_cupti_start ran (once per process) */
+static int ended;	       /* the exit flush ran: CUPTI may be going away, ask nothing more */
+static int forked;	       /* a child of fork: CUPTI's threads and locks stayed in the parent */
+static int exit_hook;	       /* flush_at_exit is registered */
+static uint64_t last_flush_ns; /* the last flush after a synchronising call */
+
+/* At most one flush after synchronising calls per FLUSH_GAP_NS: each is a blocking,
+ * process-wide call; a program that synchronises thousands of times a second would pay
+ * for it every time.  Buffers fill, and the exit flush takes what is left. */
+#define FLUSH_GAP_NS 10000000ull
+
+static void flush_at_exit(void);
 static void *lib;
 static CUpti_SubscriberHandle subscriber;
 
@@ -96,7 +108,8 @@ static uint64_t context_device[CONTEXTS_MAX]; /* context << 32 | device, 0: free
 static __thread struct {
 	struct lt_thread *t; /* its guard is ours while n > 0 */
 	unsigned n;
-	unsigned hidden; /* driver calls open inside a runtime call, not recorded */
+	unsigned hidden;   /* driver calls open inside a runtime call, not recorded */
+	unsigned internal; /* internal runtime calls open (see internal()), not recorded */
 	int flushing;
 	struct {
 		uint32_t cbid, corr;
@@ -283,6 +296,28 @@ static void runtime_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti
 		launch_words(t, c, d, g, b, p->sharedMem, U(p->stream));
 		break;
 	}
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000: {
+		const cudaLaunchCooperativeKernel_v9000_params *p =
+		    P(cudaLaunchCooperativeKernel_v9000_params);
+		struct lt_dim3 g = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+		struct lt_dim3 b = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+		launch_words(t, c, d, g, b, p->sharedMem, U(p->stream));
+		break;
+	}
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+		const cudaLaunchConfig_t *cfg = P(cudaLaunchKernelExC_v11060_params)->config;
+		if (!cfg)
+			break;
+		struct lt_dim3 g = {cfg->gridDim.x, cfg->gridDim.y, cfg->gridDim.z};
+		struct lt_dim3 b = {cfg->blockDim.x, cfg->blockDim.y, cfg->blockDim.z};
+		launch_words(t, c, d, g, b, cfg->dynamicSmemBytes, U(cfg->stream));
+		break;
+	}
+	case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
+		call_words(c, LT_GPU_OP_SYNC, 0, 0, 0, 0, 0, 0);
+		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
 	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
 		call_words(c, LT_GPU_OP_SYNC, 1, U(P(cudaStreamSynchronize_v3020_params)->stream),
@@ -311,7 +346,8 @@ static void driver_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti_
 			struct call *c)
 {
 	if (!d->functionParams) {
-		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize)
+		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize ||
+		    cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2)
 			call_words(c, LT_GPU_OP_SYNC, 0, 0, 0, 0, 0, 0);
 		return;
 	}
@@ -345,7 +381,22 @@ static void driver_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti_
 			   LT_GPU_COPY_DTOH, 0);
 		break;
 	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		const CUlaunchConfig *cfg = P(cuLaunchKernelEx_params)->config;
+		if (!cfg)
+			break;
+		struct lt_dim3 g = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};
+		struct lt_dim3 b = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};
+		launch_words(t, c, d, g, b, cfg->sharedMemBytes, U(cfg->hStream));
+		break;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2:
+		call_words(c, LT_GPU_OP_SYNC, 0, 0, 0, 0, 0, 0);
+		break;
 	case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
 		call_words(c, LT_GPU_OP_SYNC, 1, U(P(cuStreamSynchronize_params)->hStream), 0, 0, 0,
 			   0);
 		break;
@@ -354,14 +405,38 @@ static void driver_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti_
 	}
 }
 
+/*
+ * CUDA 13 reports the entry points of nvcc's generated code (__cudaRegisterFatBinary,
+ * __cudaRegisterFunction, __cudaPushCallConfiguration, __cudaPopCallConfiguration,
+ * __cudaGetKernel...) as runtime calls: they are not the program's calls (the launch that
+ * follows them is), and neither are the driver calls made inside them.
+ */
+static int internal(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	return domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	       cbid >= CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000 &&
+	       cbid <= CUPTI_RUNTIME_TRACE_CBID___cudaGetProcAddress_v13000 &&
+	       cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 &&
+	       cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
+}
+
 static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		      const CUpti_CallbackData *d)
 {
+	if (internal(domain, cbid)) {
+		cs.internal++;
+		return;
+	}
+	if (cs.internal && domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		cs.hidden++;
+		return;
+	}
 	if (cs.n && domain == CUPTI_CB_DOMAIN_DRIVER_API &&
 	    cs.open[0].domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		/* cudart's own driver call: note its id, record nothing */
-		corr_alias[d->correlationId & (ALIAS_SIZE - 1)] =
-		    (uint64_t)d->correlationId << 32 | cs.open[cs.n - 1].corr;
+		__atomic_store_n(&corr_alias[d->correlationId & (ALIAS_SIZE - 1)],
+				 (uint64_t)d->correlationId << 32 | cs.open[cs.n - 1].corr,
+				 __ATOMIC_RELAXED);
 		cs.hidden++;
 		return;
 	}
@@ -399,6 +474,15 @@ static void api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		cs.hidden--;
 		return;
 	}
+	if (internal(domain, cbid)) {
+		if (cs.internal)
+			cs.internal--;
+		return;
+	}
+	/* The first call is done: cudart has registered its exit handlers, which atexit runs
+	 * after ours registered now, so the exit flush comes before cudart's teardown. */
+	if (!__atomic_exchange_n(&exit_hook, 1, __ATOMIC_ACQ_REL))
+		atexit(flush_at_exit);
 	if (!cs.n || cs.open[cs.n - 1].cbid != cbid || cs.open[cs.n - 1].domain != domain)
 		return; /* its ENTER came before CUPTI started, or was not recorded */
 	unsigned n = --cs.n;
@@ -419,7 +503,10 @@ static void api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (n == 0) {
 		cs.t = NULL;
 		/* The host waited for the device: what it did is known now. */
-		if (op == LT_GPU_OP_SYNC && !cs.flushing) {
+		uint64_t now = lt_clock_mono_ns();
+		if (op == LT_GPU_OP_SYNC && !cs.flushing && !ended &&
+		    now - __atomic_load_n(&last_flush_ns, __ATOMIC_RELAXED) > FLUSH_GAP_NS) {
+			__atomic_store_n(&last_flush_ns, now, __ATOMIC_RELAXED);
 			cs.flushing = 1;
 			cupti.cuptiActivityFlushAll(0);
 			cs.flushing = 0;
@@ -433,7 +520,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 				 const void *data)
 {
 	(void)userdata;
-	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+	if ((domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) ||
+	    forked)
 		return;
 	const CUpti_CallbackData *d = data;
 	if (d->callbackSite == CUPTI_API_ENTER)
@@ -455,7 +543,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 
 static uint32_t runtime_corr(uint32_t corr)
 {
-	uint64_t a = corr_alias[corr & (ALIAS_SIZE - 1)];
+	uint64_t a = __atomic_load_n(&corr_alias[corr & (ALIAS_SIZE - 1)], __ATOMIC_RELAXED);
 	return a >> 32 == corr ? (uint32_t)a : corr;
 }
 
@@ -662,7 +750,15 @@ static void *open_cupti(char *tried_list, size_t len)
 static void flush_at_exit(void)
 {
 	lt_cupti_flush();
-	lt_cupti_active = 0; /* CUPTI may be gone after this: nothing more to ask of it */
+	ended = 1; /* CUPTI may be gone after this; its callbacks, if any, still record */
+}
+
+/* CUDA does not work in the child of a fork (CUPTI's threads stayed in the parent, its
+ * locks may be held there): nothing is asked of CUPTI, the cudart wrappers record again. */
+static void after_fork_child(void)
+{
+	forked = 1;
+	lt_cupti_active = 0;
 }
 
 static void start(void)
@@ -724,7 +820,7 @@ static void start(void)
 		off(why);
 		return;
 	}
-	atexit(flush_at_exit); /* before libcupti's own exit handlers, registered earlier, run */
+	pthread_atfork(NULL, NULL, after_fork_child);
 	lt_meta_line("gpu cupti %u", version);
 	lt_meta_line("gpu_clock %s", sync_map.on ? "sync" : "callback");
 	lt_info("CUDA recorded through CUPTI %u", version);
@@ -780,17 +876,17 @@ void lt_cupti_dlopened(const char *name, void *handle)
 
 void lt_cupti_flush(void)
 {
-	if (lt_cupti_active && !cs.flushing) {
-		struct lt_thread *t = lt_self;
-		long guard = t ? t->guard : 0;
-		if (t)
-			lt_guard_take(t);
-		lt_tls_guard++;
-		cs.flushing = 1;
-		cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-		cs.flushing = 0;
-		lt_tls_guard--;
-		if (t)
-			t->guard = guard;
-	}
+	if (!lt_cupti_active || ended || forked || cs.flushing)
+		return;
+	struct lt_thread *t = lt_self;
+	long guard = t ? t->guard : 0;
+	if (t)
+		lt_guard_take(t);
+	lt_tls_guard++;
+	cs.flushing = 1;
+	cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	cs.flushing = 0;
+	lt_tls_guard--;
+	if (t)
+		t->guard = guard;
 }

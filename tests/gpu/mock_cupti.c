@@ -1007,7 +1007,17 @@ static void cuda_launch(struct player *p, const void *kernel, const char *name, 
 			dim3 block, void **args)
 {
 	cudaLaunchKernel_v7000_params rt = {kernel, grid, block, args, 0, cudaStreamPerThread};
-	struct api a;
+	struct api a, conf;
+	/* CUDA 13 reports the stub's own entry points as runtime calls too (cbids 502, 503):
+	 * the launch site pushes the configuration, the stub pops it, then launches. */
+	api_enter(&conf, CUPTI_CB_DOMAIN_RUNTIME_API,
+		  CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000,
+		  "__cudaPushCallConfiguration", NULL, NULL);
+	api_exit(&conf, cudaSuccess);
+	api_enter(&conf, CUPTI_CB_DOMAIN_RUNTIME_API,
+		  CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000,
+		  "__cudaPopCallConfiguration", NULL, NULL);
+	api_exit(&conf, cudaSuccess);
 	api_enter(&a, CUPTI_CB_DOMAIN_RUNTIME_API,
 		  CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel", &rt,
 		  name);
