@@ -25,6 +25,8 @@
 #     says why, no GPU record, the program runs unchanged.
 #  4. The real libcupti (no driver here: 999) and a library that does not exist: `gpu_off`
 #     and an unchanged program.
+#  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
+#     records are all there.
 . "$(dirname "$0")/lib.sh"
 MOCK=$TESTBIN/libmock_cupti.so
 APP=$TESTBIN/cupti_app
@@ -316,6 +318,17 @@ real $REAL_CUPTI cuptiSubscribe:.x20999.x20CUPTI_ERROR_UNKNOWN
 none /nonexistent/libcupti.so cannot.x20load.x20CUPTI
 EOF
 [ -n "$REAL_CUPTI" ] || echo "no libcupti.so under $root: the real library not tried"
+
+# ---- 5. a child of fork leaving with _exit (a Python worker process) ----
+# CUPTI's threads stay in the parent: the child asks CUPTI nothing (its exit flush is
+# skipped), ends cleanly, and the parent's device records are all there.
+CUPTI_APP_FORK=1 MOCK_CUPTI_WORKER=1 LD_PRELOAD="$LIB $CUDART" LIBTRACE_OUTPUT=$WORK/fork.trace \
+	LIBTRACE_QUIET=1 "$APP" $N >/dev/null || fail "fork: the program failed ($?)"
+dirs=$(ls "$WORK/fork.trace" | wc -l)
+[ "$dirs" = 2 ] || fail "fork: $dirs process directories, expected 2"
+acts=$("$DUMP" "$WORK/fork.trace" | grep -c ' GPU_ACTIVITY ')
+[ "$acts" = $((6 * N)) ] || fail "fork: $acts device records, expected $((6 * N))"
+echo "fork: the child ended at once, the parent kept its $acts device records"
 
 [ -z "$LATE_FAILURES" ] || fail "$LATE_FAILURES"
 [ $CONVERSIONS = 1 ] || skip "raw records checked; no trace2otf2 or OTF2 tools: conversions not checked"

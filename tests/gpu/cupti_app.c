@@ -28,6 +28,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define SCENARIO    "vector_add"
 #define MAX_THREADS 256
@@ -108,6 +110,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* CUPTI_APP_FORK=1: a child that leaves at once with _exit, as a Python worker
+	 * process does (CUPTI must not be asked anything there: its threads stayed here). */
+	if (getenv("CUPTI_APP_FORK")) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "cupti_app: the forked child failed\n");
+			return 1;
+		}
+	}
 	printf("program %s threads %d\n", SCENARIO, threads);
 	for (size_t i = 0; i < sizeof(per_thread) / sizeof(per_thread[0]); i++) {
 		const struct truth *t = &per_thread[i];
