@@ -36,6 +36,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,59 @@ static void launch_words(struct lt_thread *t, struct call *c, const CUpti_Callba
 
 #define P(type) ((const type *)d->functionParams)
 
+/*
+ * The allocation and free calls' parameters begin alike: where the pointer goes (or the
+ * pointer freed), then the size.  One layout reads them all (checked below against every
+ * struct it stands for); the memory kind comes from the callback id.
+ */
+struct alloc_params {
+	void **ptr;
+	size_t size;
+};
+struct free_params {
+	void *ptr;
+};
+#define SAME_PREFIX(t, a, b)                                                      \
+	_Static_assert(offsetof(t, a) == offsetof(struct alloc_params, ptr) &&    \
+			   offsetof(t, b) == offsetof(struct alloc_params, size), \
+		       #t " is not laid out as struct alloc_params")
+SAME_PREFIX(cudaMalloc_v3020_params, devPtr, size);
+SAME_PREFIX(cudaMallocHost_v3020_params, ptr, size);
+SAME_PREFIX(cudaHostAlloc_v3020_params, pHost, size);
+SAME_PREFIX(cudaMallocManaged_v6000_params, devPtr, size);
+SAME_PREFIX(cudaMallocAsync_v11020_params, devPtr, size);
+SAME_PREFIX(cudaMallocAsync_ptsz_v11020_params, devPtr, size);
+_Static_assert(offsetof(cudaFree_v3020_params, devPtr) == 0 &&
+		   offsetof(cudaFreeHost_v3020_params, ptr) == 0 &&
+		   offsetof(cudaFreeAsync_v11020_params, devPtr) == 0 &&
+		   offsetof(cudaFreeAsync_ptsz_v11020_params, devPtr) == 0,
+	       "a free's pointer is not its first parameter");
+/* A cooperative launch takes cudaLaunchKernel's parameters. */
+_Static_assert(sizeof(cudaLaunchCooperativeKernel_v9000_params) ==
+		       sizeof(cudaLaunchKernel_v7000_params) &&
+		   offsetof(cudaLaunchCooperativeKernel_v9000_params, stream) ==
+		       offsetof(cudaLaunchKernel_v7000_params, stream),
+	       "cooperative launches are not laid out as cudaLaunchKernel");
+
+static unsigned mem_kind(CUpti_CallbackId cbid)
+{
+	switch (cbid) {
+	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
+		return LT_GPU_MEM_HOST;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000:
+		return LT_GPU_MEM_MANAGED;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
+		return LT_GPU_MEM_ASYNC;
+	default:
+		return LT_GPU_MEM_DEVICE;
+	}
+}
+
 static void runtime_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *d,
 			 struct call *c)
 {
@@ -219,43 +273,21 @@ static void runtime_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti
 	}
 	switch (cbid) {
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
-		call_words(c, LT_GPU_OP_ALLOC, 2, P(cudaMalloc_v3020_params)->size,
-			   LT_GPU_MEM_DEVICE, 0, 0, 0);
-		c->made = P(cudaMalloc_v3020_params)->devPtr;
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020:
-		call_words(c, LT_GPU_OP_ALLOC, 2, P(cudaMallocHost_v3020_params)->size,
-			   LT_GPU_MEM_HOST, 0, 0, 0);
-		c->made = P(cudaMallocHost_v3020_params)->ptr;
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020:
-		call_words(c, LT_GPU_OP_ALLOC, 2, P(cudaHostAlloc_v3020_params)->size,
-			   LT_GPU_MEM_HOST, 0, 0, 0);
-		c->made = P(cudaHostAlloc_v3020_params)->pHost;
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000:
-		call_words(c, LT_GPU_OP_ALLOC, 2, P(cudaMallocManaged_v6000_params)->size,
-			   LT_GPU_MEM_MANAGED, 0, 0, 0);
-		c->made = P(cudaMallocManaged_v6000_params)->devPtr;
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
-		call_words(c, LT_GPU_OP_ALLOC, 2, P(cudaMallocAsync_v11020_params)->size,
-			   LT_GPU_MEM_ASYNC, 0, 0, 0);
-		c->made = P(cudaMallocAsync_v11020_params)->devPtr;
+		call_words(c, LT_GPU_OP_ALLOC, 2, P(struct alloc_params)->size, mem_kind(cbid), 0,
+			   0, 0);
+		c->made = P(struct alloc_params)->ptr;
 		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
-		call_words(c, LT_GPU_OP_FREE, 2, U(P(cudaFree_v3020_params)->devPtr),
-			   LT_GPU_MEM_DEVICE, 0, 0, 0);
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
-		call_words(c, LT_GPU_OP_FREE, 2, U(P(cudaFreeHost_v3020_params)->ptr),
-			   LT_GPU_MEM_HOST, 0, 0, 0);
-		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
 	case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
-		call_words(c, LT_GPU_OP_FREE, 2, U(P(cudaFreeAsync_v11020_params)->devPtr),
-			   LT_GPU_MEM_ASYNC, 0, 0, 0);
+		call_words(c, LT_GPU_OP_FREE, 2, U(P(struct free_params)->ptr), mem_kind(cbid), 0,
+			   0, 0);
 		break;
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
 	case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
@@ -286,20 +318,13 @@ static void runtime_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti
 	}
 	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
 	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
 	/* CUDA 13's `<<<>>>` entry points take cudaLaunchKernel's arguments with a kernel
 	 * handle first (crt/host_runtime.h); their headers declare no parameter struct. */
 	case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
 	case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000: {
 		const cudaLaunchKernel_v7000_params *p = P(cudaLaunchKernel_v7000_params);
-		struct lt_dim3 g = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
-		struct lt_dim3 b = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
-		launch_words(t, c, d, g, b, p->sharedMem, U(p->stream));
-		break;
-	}
-	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-	case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000: {
-		const cudaLaunchCooperativeKernel_v9000_params *p =
-		    P(cudaLaunchCooperativeKernel_v9000_params);
 		struct lt_dim3 g = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
 		struct lt_dim3 b = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
 		launch_words(t, c, d, g, b, p->sharedMem, U(p->stream));
