@@ -108,20 +108,14 @@ for _ in $(seq "$rounds"); do
 done
 cut -d' ' -f1-3 /proc/loadavg >"$tmp/load.end"
 
-python3 - "$tmp" "$rounds" "$iters" "$(getconf _NPROCESSORS_ONLN)" "${rts[@]}" <<'PY'
-import collections, os, re, statistics, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp" "$rounds" "$iters" "$(getconf _NPROCESSORS_ONLN)" "${rts[@]}" <<'PY'
+import collections, os, re, sys
+import results
 tmp, rounds, iters, ncpu, rts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-res = collections.defaultdict(list)
-names = []
-for line in open(os.path.join(tmp, 'results')):
-    cfg, name, v = line.rstrip('\n').split('\t')
-    res[(cfg, name)].append(float(v))
-    if name not in names:
-        names.append(name)
-med = {k: statistics.median(v) for k, v in res.items()}
+res, med, names = results.read(tmp)
 print(f"GPU runtime calls on the host, no GPU: median of {rounds} rounds, each the median of 11 "
       f"repetitions of {iters} iterations ({int(iters) // 10} with the real HIP runtime)")
-load = lambda w: open(os.path.join(tmp, 'load.' + w)).read().strip()
+load = lambda w: results.load(tmp, w)
 print(f"{ncpu} CPUs; load average {load('start')} before, {load('end')} after")
 for rt in rts:
     header = open(os.path.join(tmp, f'{rt}.header')).read().strip().lstrip('# ')

@@ -77,20 +77,14 @@ done
 
 cut -d' ' -f1-3 /proc/loadavg >"$tmp/load.end"
 
-python3 - "$tmp" "$rounds" "$iters" "$(getconf _NPROCESSORS_ONLN)" "${abis[@]}" <<'PY'
-import collections, os, re, statistics, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp" "$rounds" "$iters" "$(getconf _NPROCESSORS_ONLN)" "${abis[@]}" <<'PY'
+import collections, os, re, sys
+import results
 tmp, rounds, iters, ncpu, abis = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-res = collections.defaultdict(list)
-names = []
-for line in open(os.path.join(tmp, 'results')):
-    cfg, name, v = line.rstrip('\n').split('\t')
-    res[(cfg, name)].append(float(v))
-    if name not in names:
-        names.append(name)
-med = {k: statistics.median(v) for k, v in res.items()}
+res, med, names = results.read(tmp)
 print(f"MPI calls, 2 ranks, untraced and traced (libtrace.so + companion): median of {rounds} "
       f"rounds, each the median of 11 repetitions of {iters} iterations")
-load = lambda w: open(os.path.join(tmp, 'load.' + w)).read().strip()
+load = lambda w: results.load(tmp, w)
 print(f"{ncpu} CPUs; load average {load('start')} before, {load('end')} after (busy-polling "
       "ranks suffer from any other load)")
 for abi in abis:

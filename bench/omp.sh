@@ -73,17 +73,11 @@ for policy in $policies; do
 	done
 done
 
-python3 - "$tmp" "$rounds" "$policies" "${compilers[@]}" <<'PY'
-import collections, os, re, statistics, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp" "$rounds" "$policies" "${compilers[@]}" <<'PY'
+import collections, os, re, sys
+import results
 tmp, rounds, policies, compilers = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
-res = collections.defaultdict(list)
-names = []
-for line in open(os.path.join(tmp, 'results')):
-    cfg, name, v = line.rstrip('\n').split('\t')
-    res[(cfg, name)].append(float(v))
-    if name not in names:
-        names.append(name)
-med = {k: statistics.median(v) for k, v in res.items()}
+res, med, names = results.read(tmp)
 runtime = {'gcc': 'gcc/libgomp', 'clang': 'clang/libomp'}
 print(f"OpenMP constructs, ns (median of {rounds} rounds, each the median of 11 repetitions)")
 for policy in policies:
