@@ -97,10 +97,13 @@ void lt_thread_end(struct lt_thread *t)
 		t->next_live->prev_live = t->prev_live;
 	lt_unlock(&reg_lock);
 	if (lt_self == t) {
+		/* The guard goes up before lt_self goes: between the two, a signal handler would
+		 * take the thread for a new one and register it again. */
+		lt_tls_guard = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (end_key_ok)
 			pthread_setspecific(end_key, NULL);
 		lt_self = NULL;
-		lt_tls_guard = 1;
 	}
 	free(t);
 }

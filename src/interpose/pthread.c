@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -144,6 +145,7 @@ struct start {
 	void *arg;
 	uint32_t index;
 	uint32_t parent;
+	sigset_t mask; /* the signal mask the thread would have started with */
 };
 
 /* A thread the MPI library starts inside a traced call: nothing it does is traced. */
@@ -182,8 +184,13 @@ static void *start_trampoline(void *p)
 	struct start s = *(struct start *)p;
 	free(p);
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON && !lt_tls_guard &&
-	    (lt_active & LT_MOD_PTHREAD) && !lt_self)
+	    (lt_active & LT_MOD_PTHREAD) && !lt_self) {
+		lt_tls_guard++;
 		lt_thread_register(s.index, s.parent, (uintptr_t)s.fn);
+		lt_tls_guard--;
+	}
+	/* Registered: the signals held back since the thread began are delivered now. */
+	pthread_sigmask(SIG_SETMASK, &s.mask, NULL);
 	void *ret = s.fn(s.arg);
 	struct lt_thread *t = lt_self;
 	if (t && !t->guard) {
@@ -217,8 +224,23 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	lt_emit0(t, LT_REC_THREAD_CREATE, 0, s->index);
 	uint32_t index = s->index;
 	lt_finish(t);
-	int ret = real_pthread_create(th, attr, start_trampoline, s);
+	/*
+	 * The thread starts with every signal blocked and unblocks them once registered.  A
+	 * handler run before that (between the thread's first instruction and the trampoline)
+	 * would find no state and register the thread itself, calling malloc in a signal
+	 * handler that may have interrupted malloc: a deadlock.  Blocked, the signal waits
+	 * the few microseconds until the thread's own mask is back, as if it came then.
+	 */
+	sigset_t all, mine;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mine);
+	s->mask = mine;
+	sigset_t attr_mask;
+	if (attr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0)
+		s->mask = attr_mask; /* the thread was to start with this mask instead */
+	int ret = real_pthread_create(th, attr, start_trampoline, s); /* s is the thread's now */
 	int saved = errno;
+	pthread_sigmask(SIG_SETMASK, &mine, NULL);
 	if (ret != 0) {
 		free(s);
 	} else {
