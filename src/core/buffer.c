@@ -4,8 +4,13 @@
  *
  * Design (see format.h for the files):
  *
- * The ring file is mapped MAP_SHARED into one address range reserved at start, so chunk
- * addresses never move; it grows one slot at a time.  A slot belongs to one live thread.
+ * The ring file grows one slot at a time, and each slot is mapped MAP_SHARED on its own when
+ * it is added (address space is taken per thread that attaches, never reserved up front:
+ * `ulimit -v` bounds the thread count, not whether tracing works).  A slot's mapping and
+ * its base pointer never change until a fork child drops them, so chunk addresses never
+ * move; the base is stored before the release store of `nslots` that the writer reads
+ * unlocked.  A slot belongs to one live thread; a thread for which no slot can be mapped
+ * records nothing and counts what it loses (LT_LOST_NORING), with a warning.
  * The producer is the only writer of its ACTIVE chunk: it appends records and release-stores
  * the chunk's `used` after each one (lt_commit, a plain store on x86-64).  No lock, no
  * atomic read-modify-write and no syscall on the hot path.
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -50,11 +56,10 @@ struct slot {
 	int state;
 	uint32_t thread;
 	unsigned drain; /* next chunk to copy out; io_lock */
+	char *base;	/* the slot's mapping; set once, before nslots counts the slot */
 };
 
 static struct {
-	char *base;	 /* reserved range: ring header page, then the slots */
-	size_t reserved; /* bytes reserved at `base` */
 	uint64_t chunk_size, slot_size;
 	unsigned chunks, max_slots;
 	unsigned nslots; /* slots mapped so far */
@@ -79,8 +84,13 @@ static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *
 
 static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
 {
-	return (struct lt_chunk_header *)(R.base + LT_FILE_HEADER_SIZE + slot * R.slot_size +
-					  i * R.chunk_size);
+	return (struct lt_chunk_header *)(R.slots[slot].base + i * R.chunk_size);
+}
+
+/* Where chunk i of a slot lies in the ring file. */
+static off_t chunk_offset(unsigned slot, unsigned i)
+{
+	return (off_t)(LT_FILE_HEADER_SIZE + slot * R.slot_size + i * R.chunk_size);
 }
 
 static int chunk_state(const struct lt_chunk_header *c)
@@ -138,15 +148,15 @@ int lt_buffer_open(const char *dir, int after_fork)
 	if (page <= 0)
 		page = 4096;
 	if (after_fork) {
-		/* Drop the parent's shared ring from our address space, keep the range. */
-		if (R.base)
-			mmap(R.base, R.reserved, PROT_NONE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-		if (R.ring.fd >= 0)
-			close(R.ring.fd);
-		if (R.events.fd >= 0)
-			close(R.events.fd);
-		memset(R.slots, 0, R.max_slots * sizeof(*R.slots));
+		/* Drop the parent's shared ring from our address space: a store into it would
+		 * land in the parent's trace, and the address space is ours to use again. */
+		for (unsigned s = 0; s < R.nslots; s++)
+			if (R.slots[s].base)
+				munmap(R.slots[s].base, R.slot_size);
+		lt_file_close(&R.ring);
+		lt_file_close(&R.events);
+		/* Slots past nslots were never written: leave their pages untouched. */
+		memset(R.slots, 0, R.nslots * sizeof(*R.slots));
 		R.nslots = 0;
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
@@ -160,19 +170,11 @@ int lt_buffer_open(const char *dir, int after_fork)
 		if (R.chunk_size < (uint64_t)page)
 			R.chunk_size = (uint64_t)page;
 		R.slot_size = R.chunk_size * R.chunks;
-		uint64_t budget = 1ull << 40; /* address space, not memory */
+		uint64_t budget = 1ull << 40; /* bounds the ring file, 1 TiB */
 		R.max_slots = (unsigned)(budget / R.slot_size);
 		if (R.max_slots > 32768)
 			R.max_slots = 32768;
-		R.reserved = LT_FILE_HEADER_SIZE + (size_t)R.max_slots * R.slot_size;
-		void *b = mmap(NULL, R.reserved, PROT_NONE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (b == MAP_FAILED) {
-			lt_warn("cannot reserve %zu bytes of address space for the rings: %s",
-				R.reserved, strerror(errno));
-			return -errno;
-		}
-		R.base = b;
+		/* Touched only as slots are added (calloc of this size maps fresh zero pages). */
 		R.slots = calloc(R.max_slots, sizeof(*R.slots));
 		if (!R.slots)
 			return -ENOMEM;
@@ -190,25 +192,63 @@ int lt_buffer_open(const char *dir, int after_fork)
 	return err;
 }
 
-/* Maps one more slot at the end of the ring file.  slot_lock held. */
+/*
+ * Under a finite RLIMIT_AS (`ulimit -v`), a new slot may take at most half of the address
+ * space still free: the program's own next stacks and heap must fit too, and a thread of
+ * the program matters more than its ring.  0 when there is room, else -ENOMEM.
+ */
+static int address_space_room(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[64];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t used = strtoull(buf, NULL, 10) * (uint64_t)(page > 0 ? page : 4096);
+	uint64_t left = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+	return R.slot_size <= left / 2 ? 0 : -ENOMEM;
+}
+
+/* Maps one more slot at the end of the ring file.  slot_lock held.  0, or -errno (-ENOMEM
+ * when the address space is used up, e.g. under `ulimit -v`). */
 static int ring_grow(void)
 {
 	unsigned s = R.nslots;
 	if (s >= R.max_slots)
 		return -ENOSPC;
+	int err = address_space_room();
+	if (err)
+		return err;
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return -EBADF;
 	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
 	/* Reserve the blocks now: a page of a sparse file that cannot be allocated later would
 	 * kill the program with SIGBUS on its first store. */
-	int err = posix_fallocate(fd, off, (off_t)R.slot_size);
-	if (err)
+	err = posix_fallocate(fd, off, (off_t)R.slot_size);
+	if (err) {
+		lt_file_done(&R.ring);
 		return -err;
-	void *p = mmap(R.base + off, R.slot_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		       fd, off);
-	if (p == MAP_FAILED)
-		return -errno;
+	}
+	void *p = mmap(NULL, R.slot_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	if (p == MAP_FAILED) {
+		err = errno;
+		/* No slot there after all: the file ends with the last mapped one again. */
+		if (ftruncate(fd, off) != 0)
+			lt_debug("cannot cut %s back: %s", R.ring.path, strerror(errno));
+		lt_file_done(&R.ring);
+		return -err;
+	}
+	lt_file_done(&R.ring);
+	R.slots[s].base = p;
 	__atomic_store_n(&R.nslots, s + 1, __ATOMIC_RELEASE); /* the writer reads it unlocked */
 	return 0;
 }
@@ -255,8 +295,9 @@ int lt_buffer_attach(struct lt_thread *t)
 	if (err) {
 		static int warned;
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-			lt_warn("no ring for thread %u (%s): its events are counted as lost",
-				t->index, strerror(-err));
+			lt_warn("no ring for thread %u (%s%s): its events are counted as lost",
+				t->index, strerror(-err),
+				err == -ENOMEM ? ", address space used up: see ulimit -v" : "");
 		return err;
 	}
 	t->slot = (int)s;
@@ -309,6 +350,7 @@ static int chunk_write(struct lt_chunk_header *c)
 	if (err && end >= 0 && ftruncate(fd, end) != 0)
 		lt_debug("cannot cut %s back after a failed write: %s", R.events.path,
 			 strerror(errno));
+	lt_file_done(&R.events);
 	return err;
 }
 
@@ -450,16 +492,16 @@ void lt_buffer_trim(void)
 {
 	/* The FREE chunks' contents are in the events file: give their blocks back.  The
 	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
-	int fd = lt_file_fd(&R.ring);
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return;
 	for (unsigned s = 0; s < n; s++)
 		for (unsigned i = 0; i < R.chunks; i++)
 			if (chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE)
 				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					  (off_t)((char *)chunk_at(s, i) - R.base),
-					  (off_t)R.chunk_size);
+					  chunk_offset(s, i), (off_t)R.chunk_size);
+	lt_file_done(&R.ring);
 }
 
 /* The writer: drains on every kick and at least every 100 ms; records a clock pair a second. */
@@ -500,14 +542,16 @@ static void writer_start(void)
 		pthread_attr_setsigmask_np(&attr, &all);
 		if (start_cpus_ok)
 			pthread_attr_setaffinity_np(&attr, sizeof(start_cpus), &start_cpus);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		/* Joinable: lt_writer_pause waits until the kernel has let it go. */
 		err = real_pthread_create_fn(&R.writer, &attr, writer_main, NULL);
 		pthread_attr_destroy(&attr);
 	}
 	if (err) {
 		lt_warn("cannot start the writer thread; threads will drain their own rings");
 		__atomic_store_n(&R.writer_state, 2, __ATOMIC_RELEASE);
+		return;
 	}
+	lt_sampler_resume(); /* if a pause stopped it: the helpers come back together */
 }
 
 static void writer_kick(void)
@@ -519,6 +563,30 @@ static void writer_kick(void)
 		return;
 	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
 	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
+}
+
+/*
+ * Stops the writer and waits until its thread is gone (1 s at most: a write stuck on a
+ * dead file system does not hold the program up).  The next kick starts a new one.
+ */
+int lt_writer_pause(void)
+{
+	int expected = 1;
+	if (!__atomic_compare_exchange_n(&R.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return 0;
+	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
+	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
+	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
+	if (!timedjoin)
+		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	if (!timedjoin || timedjoin(R.writer, NULL, &until) != 0)
+		return -1; /* still there: stays "stopping", threads drain their own rings */
+	__atomic_store_n(&R.writer_state, 0, __ATOMIC_RELEASE);
+	return 0;
 }
 
 void lt_writer_stop(void)

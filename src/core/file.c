@@ -1,38 +1,186 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * file.c - the tracer's own files.  Programs close descriptors they did not open (daemons,
- * shells, closefrom) and reuse the numbers: every use of a tracer file first checks that
- * its descriptor still names the file the tracer created, and reopens the file by path
- * otherwise.  The tracer never writes through a descriptor it cannot vouch for.
+ * shells, closefrom), test whether a number is free (bash: fcntl(100, F_GETFD) before
+ * `exec 100>file`) and dup2 onto numbers they chose.  The tracer's descriptors therefore
+ * sit high, out of the numbers a program is given, and the descriptor wrappers
+ * (interpose/fd.c) make them look closed to the program and move them out of the way of a
+ * dup2.  Every use still checks that the descriptor names the file the tracer created, and
+ * reopens the file by path otherwise (a raw close syscall, a library's close_range): the
+ * tracer never writes through a descriptor it cannot vouch for.
+ *
+ * The calls on the tracer's own descriptors are raw syscalls: the wrappers would refuse
+ * them, as they refuse the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt.h"
+
+/* The tracer's files (the ring, the events and the meta file): static structures. */
+#define MAX_FILES 8
+static struct lt_file *files[MAX_FILES];
+/* Every descriptor of the tracer's that the program must not see (the files above and the
+ * samplers' sources): one bit per number below HIDE_BITS, a short list above. */
+#define HIDE_BITS 4096
+#define HIDE_HIGH 32
+static uint64_t hide_bits[HIDE_BITS / 64];
+static int hide_high[HIDE_HIGH]; /* fd + 1; 0: free */
+/* Nonzero while this thread uses a tracer descriptor: a signal handler on it that moves
+ * the descriptor must not wait for its own thread. */
+static __thread int using_file LT_TLS;
+
+static void sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+static int sys_dupfd(int fd, int from)
+{
+	return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, from);
+}
+
+/*
+ * A copy of fd on a descriptor the program will not be given: at or above the soft
+ * RLIMIT_NOFILE, so that what the program may open is untouched (the soft limit is raised
+ * for the one call, which the hard limit allows), or from LT_FD_BASE where the soft limit
+ * is so high that numbers above it would cost the process a huge descriptor table.  Under
+ * a hard limit that cannot be raised, the top numbers under it with a warning, unless that
+ * would take a real share of what the program may open.  Closes fd; -errno on failure.
+ */
+int lt_fd_place(int fd)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	rlim_t soft = rl.rlim_cur;
+	int high = -1;
+	if (soft > 4096) {
+		high = sys_dupfd(fd, LT_FD_BASE);
+	} else if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > soft) {
+		rlim_t want = soft + 2 * MAX_FILES;
+		struct rlimit raised = {want, rl.rlim_max};
+		if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+			raised.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+			high = sys_dupfd(fd, (int)soft);
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	if (high < 0 && soft >= 64 && soft <= 4096) {
+		/* The top numbers under a hard limit we may not raise: most are left. */
+		for (rlim_t b = soft - 1; high < 0 && b >= soft - 2 * MAX_FILES; b--)
+			high = sys_dupfd(fd, (int)b);
+		static int said;
+		if (high >= 0 && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			lt_warn(
+			    "the descriptor limit (ulimit -n %llu) cannot be raised: the tracer's "
+			    "files take the top numbers under it",
+			    (unsigned long long)soft);
+	} else if (high < 0) {
+		static int warned;
+		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			lt_warn(
+			    "the descriptor limit (ulimit -n %llu) leaves no room for the tracer's "
+			    "files beside the program's; not tracing",
+			    (unsigned long long)soft);
+		errno = EMFILE;
+	}
+	int err = errno;
+	sys_close(fd);
+	return high >= 0 ? high : -err;
+}
+
+void lt_fd_hide(int fd)
+{
+	if (fd < 0)
+		return;
+	if (fd < HIDE_BITS) {
+		__atomic_fetch_or(&hide_bits[fd / 64], 1ull << (fd % 64), __ATOMIC_SEQ_CST);
+		return;
+	}
+	for (int i = 0; i < HIDE_HIGH; i++) {
+		int none = 0;
+		if (__atomic_compare_exchange_n(&hide_high[i], &none, fd + 1, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+void lt_fd_unhide(int fd)
+{
+	if (fd < 0)
+		return;
+	if (fd < HIDE_BITS) {
+		__atomic_fetch_and(&hide_bits[fd / 64], ~(1ull << (fd % 64)), __ATOMIC_SEQ_CST);
+		return;
+	}
+	for (int i = 0; i < HIDE_HIGH; i++) {
+		int mine = fd + 1;
+		if (__atomic_compare_exchange_n(&hide_high[i], &mine, 0, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+int lt_fd_hidden(int fd)
+{
+	if (fd < 0)
+		return 0;
+	if (fd < HIDE_BITS)
+		return (__atomic_load_n(&hide_bits[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64)) & 1;
+	for (int i = 0; i < HIDE_HIGH; i++)
+		if (__atomic_load_n(&hide_high[i], __ATOMIC_ACQUIRE) == fd + 1)
+			return 1;
+	return 0;
+}
+
+static void remember(struct lt_file *f)
+{
+	for (int i = 0; i < MAX_FILES; i++)
+		if (__atomic_load_n(&files[i], __ATOMIC_ACQUIRE) == f)
+			return;
+	for (int i = 0; i < MAX_FILES; i++) {
+		struct lt_file *none = NULL;
+		if (__atomic_compare_exchange_n(&files[i], &none, f, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+}
 
 /* Opens dir/name for the tracer alone: created here (O_EXCL), never through a symlink. */
 int lt_file_create(struct lt_file *f, const char *dir, const char *name, int flags)
 {
 	snprintf(f->path, sizeof(f->path), "%s/%s", dir, name);
 	f->flags = flags;
-	f->fd = open(f->path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (f->fd < 0)
+	f->users = 0;
+	int fd = open(f->path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return -errno;
-	/* Keep clear of the low descriptors programs reuse (dup2 onto 0..2 and friends). */
-	int high = fcntl(f->fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(f->fd);
-		f->fd = high;
+	fd = lt_fd_place(fd);
+	if (fd < 0) {
+		unlink(f->path);
+		return fd;
 	}
 	struct stat st;
-	if (fstat(f->fd, &st) != 0)
-		return -errno;
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		sys_close(fd);
+		return -err;
+	}
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	remember(f);
+	lt_fd_hide(fd);
+	__atomic_store_n(&f->fd, fd, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -42,22 +190,98 @@ int lt_file_create(struct lt_file *f, const char *dir, const char *name, int fla
  */
 int lt_file_fd(struct lt_file *f)
 {
+	/* Sequentially consistent with lt_file_vacate's store and load: either the move
+	 * sees this use, or this use sees the new number. */
+	__atomic_fetch_add(&f->users, 1, __ATOMIC_SEQ_CST);
+	using_file++;
 	struct stat st;
-	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
-		return f->fd;
-	int fd = open(f->path, f->flags | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
-		close(fd);
-		return -1;
+	int fd = __atomic_load_n(&f->fd, __ATOMIC_SEQ_CST);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+		return fd;
+	if (fd >= 0)
+		lt_fd_unhide(fd); /* closed behind our back: the number is the program's now */
+	fd = open(f->path, f->flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino)) {
+		sys_close(fd);
+		fd = -1;
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
+	if (fd >= 0)
+		fd = lt_fd_place(fd);
+	if (fd < 0) {
+		lt_file_done(f);
+		return -1;
 	}
 	lt_info("reopened %s (the program closed the tracer's descriptor)", f->path);
-	f->fd = fd;
+	lt_fd_hide(fd);
+	__atomic_store_n(&f->fd, fd, __ATOMIC_RELEASE);
 	return fd;
+}
+
+void lt_file_done(struct lt_file *f)
+{
+	using_file--;
+	__atomic_fetch_sub(&f->users, 1, __ATOMIC_RELEASE);
+}
+
+void lt_file_close(struct lt_file *f)
+{
+	int fd = __atomic_exchange_n(&f->fd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0) {
+		lt_fd_unhide(fd);
+		sys_close(fd);
+	}
+}
+
+size_t lt_fd_list(int *fds, size_t max)
+{
+	size_t n = 0;
+	for (int w = 0; w < HIDE_BITS / 64 && n < max; w++)
+		for (uint64_t b = __atomic_load_n(&hide_bits[w], __ATOMIC_ACQUIRE); b && n < max;
+		     b &= b - 1)
+			fds[n++] = w * 64 + __builtin_ctzll(b);
+	for (int i = 0; i < HIDE_HIGH && n < max; i++) {
+		int v = __atomic_load_n(&hide_high[i], __ATOMIC_ACQUIRE);
+		if (!v)
+			continue;
+		size_t j = n++;
+		for (; j > 0 && fds[j - 1] > v - 1; j--) /* in order after the bits */
+			fds[j] = fds[j - 1];
+		fds[j] = v - 1;
+	}
+	return n;
+}
+
+void lt_file_vacate(int fd)
+{
+	/* A sampler's source is simply given up: the sampler finds its number taken (it checks
+	 * before every pread, which moves no offset of the program's) and opens it again. */
+	lt_fd_unhide(fd);
+	for (int i = 0; i < MAX_FILES; i++) {
+		struct lt_file *f = __atomic_load_n(&files[i], __ATOMIC_ACQUIRE);
+		if (!f || __atomic_load_n(&f->fd, __ATOMIC_ACQUIRE) != fd)
+			continue;
+		int moved = sys_dupfd(fd, LT_FD_BASE);
+		/* No number free: the next use reopens the file by its path. */
+		lt_fd_hide(moved);
+		__atomic_store_n(&f->fd, moved >= 0 ? moved : -1, __ATOMIC_SEQ_CST);
+		/* A use that read the old number may still be in its write: let it finish before
+		 * the program's file takes the number.  Not when that use is this thread's own,
+		 * interrupted by the signal handler we are in (it would never finish). */
+		if (using_file)
+			continue;
+		struct timespec start, now;
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		while (__atomic_load_n(&f->users, __ATOMIC_SEQ_CST) > 0) {
+			sched_yield();
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec > 2)
+				break; /* a use stuck in I/O for seconds: the program goes first */
+		}
+	}
+}
+
+void lt_file_vacated_unused(int fd)
+{
+	if (!lt_fd_hidden(fd))
+		sys_close(fd);
 }

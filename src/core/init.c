@@ -76,85 +76,227 @@ static void sanitize(char *s)
 			*s = '_';
 }
 
-/* 0 when `path` is a real directory (not a symlink) owned by us; else -errno with a warning. */
-static int dir_usable(const char *path)
+/*
+ * The trace directory is resolved once, at start, one component at a time from "/": a
+ * symbolic link is followed only when it is owned by us or by root (the reasoning of
+ * fs.protected_symlinks: whoever planted a link in a shared directory must not choose where
+ * our files go, and a link we or root made is the user's own choice), and its target is
+ * walked by the same rule.  The directory itself must be a real directory owned by us.
+ * A forked child walks the path again and accepts only the directory found at start (same
+ * device and inode), so a component swapped meanwhile cannot redirect it.  No descriptor
+ * is kept for this: programs close what they did not open.
+ */
+static dev_t trace_dev;
+static ino_t trace_ino;
+
+/* Symbolic links followed in one walk at most, as the kernel's MAXSYMLINKS. */
+enum { WALK_MAX_LINKS = 40 };
+
+/*
+ * Opens `path` (relative to `at` unless absolute) as an O_PATH directory, component by
+ * component, under the rule above; with `create`, missing components are made 0700.
+ * Returns a descriptor, or -errno with a warning naming trace_dir.
+ */
+static int dir_walk(int at, const char *path, int create, int *links)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	char buf[PATH_MAX], *save = NULL;
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	int dfd = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				 : fcntl(at, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
 		return -errno;
-	if (S_ISLNK(st.st_mode)) {
-		lt_warn("refusing trace directory %s: it is a symbolic link; not tracing", path);
-		return -ELOOP;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		lt_warn("refusing trace directory %s: not a directory; not tracing", path);
-		return -ENOTDIR;
-	}
-	if (st.st_uid != geteuid()) {
-		lt_warn("refusing trace directory %s: owned by uid %u, not by us; not tracing",
-			path, (unsigned)st.st_uid);
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* mkdir -p for the parents of `path` (created 0700 like the directory itself). */
-static void make_parents(const char *path)
-{
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int next = -1, err = 0;
+		if (!strcmp(c, "."))
 			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return;
-		*p = '/';
+		if (fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			err = -errno;
+			if (err == -ENOENT && create &&
+			    (mkdirat(dfd, c, 0700) == 0 || errno == EEXIST))
+				err = fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+		}
+		if (err) {
+			lt_warn("cannot %s trace directory %s: %s: %s; not tracing",
+				create ? "create" : "open", trace_dir, c, strerror(-err));
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n;
+			if (st.st_uid != geteuid() && st.st_uid != 0) {
+				lt_warn(
+				    "refusing trace directory %s: its component %s is a symbolic "
+				    "link owned by uid %u, neither us nor root; not tracing",
+				    trace_dir, c, (unsigned)st.st_uid);
+				err = -EPERM;
+			} else if (++*links > WALK_MAX_LINKS) {
+				lt_warn("refusing trace directory %s: too many symbolic links; "
+					"not tracing",
+					trace_dir);
+				err = -ELOOP;
+			} else if ((n = readlinkat(dfd, c, target, sizeof(target) - 1)) < 0) {
+				err = -errno;
+			} else {
+				target[n] = '\0';
+				next = dir_walk(dfd, target, create, links);
+				err = next < 0 ? next : 0;
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			lt_warn("refusing trace directory %s: %s is not a directory; not tracing",
+				trace_dir, c);
+			err = -ENOTDIR;
+		} else {
+			/* O_NOFOLLOW: a directory swapped for a link since the stat fails here. */
+			next = openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0) {
+				err = -errno;
+				lt_warn("cannot open trace directory %s: %s: %s; not tracing",
+					trace_dir, c, strerror(-err));
+			}
+		}
+		close(dfd);
+		if (err)
+			return err;
+		dfd = next;
 	}
+	return dfd;
 }
 
+/*
+ * Opens trace_dir (absolute) as an O_PATH descriptor: its parents walked by dir_walk, the
+ * directory itself a real directory (not a symlink) owned by us.  With `create`, what is
+ * missing is made 0700.  Returns the descriptor, or -errno with a warning.
+ */
+static int trace_dir_open(int create)
+{
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", trace_dir);
+	size_t len = strlen(parent);
+	while (len > 1 && parent[len - 1] == '/')
+		parent[--len] = '\0';
+	char *slash = strrchr(parent, '/');
+	const char *name = slash[1] ? slash + 1 : ".";
+	slash[slash == parent] = '\0'; /* "/a/b" -> "/a", "/b" -> "/" */
+	int links = 0;
+	int pfd = dir_walk(AT_FDCWD, parent, create, &links);
+	if (pfd < 0)
+		return pfd;
+	struct stat st;
+	int fd = -1, err = 0;
+	if (create && mkdirat(pfd, name, 0700) != 0 && errno != EEXIST) {
+		err = -errno;
+		lt_warn("cannot create trace directory %s: %s; not tracing", trace_dir,
+			strerror(-err));
+	} else if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		err = -errno;
+		lt_warn("cannot open trace directory %s: %s; not tracing", trace_dir,
+			strerror(-err));
+	} else if (S_ISLNK(st.st_mode)) {
+		lt_warn("refusing trace directory %s: it is a symbolic link; not tracing",
+			trace_dir);
+		err = -ELOOP;
+	} else if (!S_ISDIR(st.st_mode)) {
+		lt_warn("refusing trace directory %s: not a directory; not tracing", trace_dir);
+		err = -ENOTDIR;
+	} else if ((fd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		   fstat(fd, &st) != 0) {
+		err = -errno;
+		lt_warn("cannot open trace directory %s: %s; not tracing", trace_dir,
+			strerror(-err));
+	} else if (st.st_uid != geteuid()) {
+		/* Checked on the descriptor: the directory we would really write into. */
+		lt_warn("refusing trace directory %s: owned by uid %u, not by us; not tracing",
+			trace_dir, (unsigned)st.st_uid);
+		err = -EPERM;
+	}
+	close(pfd);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Resolves trace_dir and creates it.  Returns an O_PATH descriptor of it, or -errno. */
 static int make_trace_dir(void)
 {
-	if (lt_cfg.output[0]) {
+	if (lt_cfg.output[0] == '/') {
 		snprintf(trace_dir, sizeof(trace_dir), "%s", lt_cfg.output);
 	} else {
-		char prog[64], date[32];
-		snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
-		sanitize(prog);
-		time_t now = time(NULL);
-		struct tm tm;
-		localtime_r(&now, &tm);
-		strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
 		char cwd[PATH_MAX - 128];
 		if (!getcwd(cwd, sizeof(cwd))) {
 			lt_warn("cannot get the current directory: %s; not tracing",
 				strerror(errno));
 			return -errno;
 		}
-		snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog, date,
-			 (int)getpid());
-	}
-	make_parents(trace_dir);
-	if (mkdir(trace_dir, 0700) != 0 && errno != EEXIST) {
-		lt_warn("cannot create trace directory %s: %s; not tracing", trace_dir,
-			strerror(errno));
-		return -errno;
-	}
-	int err = dir_usable(trace_dir);
-	if (err)
-		return err;
-	if (!lt_cfg.output[0]) {
-		/* Processes this one starts (exec, system, spawn) trace into the same place. */
+		int len;
+		if (lt_cfg.output[0]) {
+			len = snprintf(trace_dir, sizeof(trace_dir), "%s/%s", cwd, lt_cfg.output);
+		} else {
+			char prog[64], date[32];
+			snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
+			sanitize(prog);
+			time_t now = time(NULL);
+			struct tm tm;
+			localtime_r(&now, &tm);
+			strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+			len = snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd,
+				       prog, date, (int)getpid());
+		}
+		if (len < 0 || len >= (int)sizeof(trace_dir) - 64 ||
+		    (size_t)len >= sizeof(lt_cfg.output)) {
+			lt_warn("trace directory path too long: %s/%s; not tracing", cwd,
+				lt_cfg.output);
+			return -ENAMETOOLONG;
+		}
+		/*
+		 * Processes this one starts trace into the same place: a forked child uses
+		 * trace_dir, and an exec'd image (exec, system, spawn) reads LIBTRACE_OUTPUT
+		 * again, after the program may have chdir()ed, so it must be absolute.  Done
+		 * once, here, while the constructor runs before the program's own threads.
+		 */
 		snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
-		setenv("LIBTRACE_OUTPUT", trace_dir, 0);
+		setenv("LIBTRACE_OUTPUT", trace_dir, 1);
 	}
-	return 0;
+	int fd = trace_dir_open(1);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) != 0) {
+		close(fd);
+		return -EBADF;
+	}
+	if (fd >= 0) {
+		trace_dev = st.st_dev;
+		trace_ino = st.st_ino;
+	}
+	return fd;
 }
 
-/* Creates <trace>/<host>.<pid>, or .<pid>.N when an earlier image of this pid (exec) has one. */
-static int make_process_dir(void)
+/* In a forked child: trace_dir again, only if it is still the directory found at start. */
+static int reopen_trace_dir(void)
 {
-	char host[256];
+	int fd = trace_dir_open(0);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_dev != trace_dev || st.st_ino != trace_ino) {
+		lt_warn("trace directory %s is no longer the directory found at start; "
+			"not tracing this process",
+			trace_dir);
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * Creates <trace>/<host>.<pid>, or .<pid>.N when an earlier image of this pid (exec) has one,
+ * in the directory `at` (trace_dir's descriptor), and checks that its path, which the
+ * tracer's files are opened by, names what was created.
+ */
+static int make_process_dir(int at)
+{
+	char host[256], name[300];
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
 	host[sizeof(host) - 1] = '\0';
@@ -163,23 +305,26 @@ static int make_process_dir(void)
 		lt_warn("trace directory path too long: %s; not tracing", trace_dir);
 		return -ENAMETOOLONG;
 	}
-	char parent[PATH_MAX];
-	if (snprintf(parent, sizeof(parent), "%s/%s.%d", trace_dir, host, (int)getppid()) < 0)
-		return -EINVAL;
-	struct stat st;
-	is_root = lstat(parent, &st) != 0;
+	struct stat st, made;
+	snprintf(name, sizeof(name), "%s.%d", host, (int)getppid());
+	is_root = fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0;
 	for (int n = 0; n < 1000; n++) {
-		int len;
 		if (n == 0)
-			len = snprintf(proc_dir, sizeof(proc_dir), "%s/%s.%d", trace_dir, host,
-				       (int)getpid());
+			snprintf(name, sizeof(name), "%s.%d", host, (int)getpid());
 		else
-			len = snprintf(proc_dir, sizeof(proc_dir), "%s/%s.%d.%d", trace_dir, host,
-				       (int)getpid(), n);
-		if (len < 0 || len >= (int)sizeof(proc_dir))
-			return -ENAMETOOLONG;
-		if (mkdir(proc_dir, 0700) == 0)
+			snprintf(name, sizeof(name), "%s.%d.%d", host, (int)getpid(), n);
+		snprintf(proc_dir, sizeof(proc_dir), "%s/%s", trace_dir, name);
+		if (mkdirat(at, name, 0700) == 0) {
+			if (fstatat(at, name, &made, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    lstat(proc_dir, &st) != 0 || st.st_dev != made.st_dev ||
+			    st.st_ino != made.st_ino) {
+				lt_warn("%s does not name the directory made for it (a component "
+					"changed since start); not tracing",
+					proc_dir);
+				return -ESTALE;
+			}
 			return 0;
+		}
 		if (errno != EEXIST)
 			break;
 		is_root = 0; /* we are an exec'd image of a traced process */
@@ -258,9 +403,14 @@ void lt_init(void)
 	if (!lt_cfg.modules)
 		goto out;
 	lt_clock_init(lt_cfg.clock);
-	if (make_trace_dir() || make_process_dir())
+	int dfd = make_trace_dir();
+	if (dfd < 0)
 		goto out;
-	int err = lt_meta_open(proc_dir);
+	int err = make_process_dir(dfd);
+	close(dfd);
+	if (err)
+		goto out;
+	err = lt_meta_open(proc_dir);
 	if (err) {
 		lt_warn("cannot create %s/%s: %s; not tracing", proc_dir, LT_META_FILE,
 			strerror(-err));
@@ -340,7 +490,11 @@ static void after_fork_child(void)
 	lt_strings_after_fork_child();
 	lt_papi_after_fork_child();
 	pid_t parent = traced_pid;
-	if (make_process_dir() || lt_meta_open(proc_dir) != 0) {
+	int dfd = reopen_trace_dir();
+	int err = dfd < 0 ? dfd : make_process_dir(dfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (err || lt_meta_open(proc_dir) != 0) {
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
 		lt_tls_guard--;
 		return;
@@ -364,6 +518,14 @@ static void after_fork_child(void)
 		lt_finish(t);
 	}
 	lt_tls_guard--;
+}
+
+void lt_helpers_pause(void)
+{
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || !lt_is_traced_process())
+		return;
+	lt_sampler_pause();
+	lt_writer_pause();
 }
 
 int lt_is_traced_process(void)

@@ -182,10 +182,26 @@ LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
 /* At the end: frees the disk blocks of ring chunks already copied to the events file. */
 LT_HIDDEN void lt_buffer_trim(void);
 LT_HIDDEN void lt_writer_stop(void);
+/* Stops the writer thread and waits until it is gone; the next sealed chunk starts it again
+ * (and the sampler with it).  0, or -1 when it did not end in time. */
+LT_HIDDEN int lt_writer_pause(void);
+/* The tracer's helper threads (writer, sampler) stopped and gone, for a call that needs the
+ * process single-threaded when the program is (fork, unshare, setns): they come back when
+ * next needed, after the call. */
+LT_HIDDEN void lt_helpers_pause(void);
 
-/* file.c: a file of the tracer's, kept usable whatever the program does to descriptors. */
+/*
+ * file.c: a file of the tracer's, kept usable whatever the program does to descriptors.
+ * The descriptor sits high (from LT_FD_BASE, or above the program's soft RLIMIT_NOFILE)
+ * and the descriptor wrappers (interpose/fd.c) hide it from the program: closing it,
+ * fcntl and dup on it fail with EBADF as if it were not open, and a dup2/dup3 onto its
+ * number first moves it elsewhere.  Every use goes between lt_file_fd and lt_file_done,
+ * so that a move waits until no write through the old number is under way.
+ */
+#define LT_FD_BASE 100
 struct lt_file {
 	int fd;
+	int users; /* uses under way (lt_file_fd .. lt_file_done) */
 	dev_t dev;
 	ino_t ino;
 	char path[4096];
@@ -193,8 +209,27 @@ struct lt_file {
 };
 /* Creates dir/name 0600 (O_EXCL, O_NOFOLLOW) on a high descriptor.  0 or -errno. */
 LT_HIDDEN int lt_file_create(struct lt_file *f, const char *dir, const char *name, int flags);
-/* f's descriptor, reopened by path when the program closed or reused it; -1 if gone. */
+/* f's descriptor, reopened by path when the program closed or reused it; -1 if gone.  A
+ * result >= 0 must be given back with lt_file_done once the call that uses it returned. */
 LT_HIDDEN int lt_file_fd(struct lt_file *f);
+LT_HIDDEN void lt_file_done(struct lt_file *f);
+/* Closes f's descriptor (the parent's files, in the child of fork) and forgets it. */
+LT_HIDDEN void lt_file_close(struct lt_file *f);
+/* The descriptors the program must not see: the files above (done by lt_file_*) and any
+ * other the tracer holds (the samplers' sources).  lt_fd_list: at most max of them, in
+ * increasing order. */
+LT_HIDDEN void lt_fd_hide(int fd);
+/* fd moved where the program's descriptors are not (see file.c); fd is closed.  The new
+ * number, or -errno. */
+LT_HIDDEN int lt_fd_place(int fd);
+LT_HIDDEN void lt_fd_unhide(int fd);
+LT_HIDDEN int lt_fd_hidden(int fd);
+LT_HIDDEN size_t lt_fd_list(int *fds, size_t max);
+/* Before the program's dup2/dup3 onto fd: moves the tracer's file there elsewhere.  The
+ * number is left open for the program's call to replace; if that call fails, the caller
+ * closes it with lt_file_vacated_unused. */
+LT_HIDDEN void lt_file_vacate(int fd);
+LT_HIDDEN void lt_file_vacated_unused(int fd);
 
 /* thread.c */
 LT_HIDDEN void lt_thread_init(void);
@@ -214,6 +249,10 @@ LT_HIDDEN size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max);
 LT_HIDDEN void lt_sampler_prepare(void);
 LT_HIDDEN void lt_sampler_start(void); /* then the thread: after init, in the child of fork */
 LT_HIDDEN void lt_sampler_stop(int wait);
+/* Stops the sampler thread and waits until it is gone, keeping its state (its thread in the
+ * trace, its sources); lt_sampler_resume starts it again.  0, or -1 when it did not stop. */
+LT_HIDDEN int lt_sampler_pause(void);
+LT_HIDDEN void lt_sampler_resume(void);
 LT_HIDDEN void lt_sampler_after_fork_child(void);
 /* Threads record their CPU (LT_SAMPLE_CPU with the sampler thread on). */
 extern LT_HIDDEN int lt_cpu_records;

@@ -17,9 +17,7 @@ static struct lt_file meta = {.fd = -1};
 
 int lt_meta_open(const char *dir)
 {
-	if (meta.fd >= 0)
-		close(meta.fd); /* the parent's, after fork */
-	meta.fd = -1;
+	lt_file_close(&meta); /* the parent's, after fork */
 	return lt_file_create(&meta, dir, LT_META_FILE, O_WRONLY | O_APPEND);
 }
 
@@ -32,6 +30,7 @@ static void meta_write(const char *buf, size_t len)
 		do
 			w = write(fd, buf, len);
 		while (w < 0 && errno == EINTR);
+		lt_file_done(&meta);
 	}
 	errno = saved;
 }

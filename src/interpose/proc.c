@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,10 @@ static __typeof__(&fork) real_fork;
 LT_EXPORT pid_t fork(void)
 {
 	RESOLVE(fork);
+	/* A program with one thread forks with one thread: no helper of ours runs then, nor
+	 * after fork returns (Python warns about forking a process with threads).  The
+	 * helpers come back when next needed. */
+	lt_helpers_pause();
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
 		return real_fork();
@@ -49,6 +54,32 @@ LT_EXPORT pid_t fork(void)
 	}
 	errno = saved;
 	return pid;
+}
+
+/*
+ * unshare and setns of a user namespace (and unshare of the address space or the signal
+ * handlers) refuse a process with several threads: the helpers step aside first, as for
+ * fork.  Not traced calls.
+ */
+static __typeof__(&unshare) real_unshare;
+static __typeof__(&setns) real_setns;
+
+#define NEEDS_ONE_THREAD (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)
+
+LT_EXPORT int unshare(int flags)
+{
+	RESOLVE(unshare);
+	if (flags & NEEDS_ONE_THREAD)
+		lt_helpers_pause();
+	return real_unshare(flags);
+}
+
+LT_EXPORT int setns(int fd, int nstype)
+{
+	RESOLVE(setns);
+	if (nstype == 0 || (nstype & CLONE_NEWUSER))
+		lt_helpers_pause(); /* 0: any kind, a user namespace among them */
+	return real_setns(fd, nstype);
 }
 
 /* _exit skips the destructors: end the trace here (no event, the process is gone). */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,14 +29,18 @@
 static const struct smp_ops *const all_ops[] = {&smp_rapl, &smp_thermal, &smp_memory, &smp_cpu};
 #define NOPS (sizeof(all_ops) / sizeof(all_ops[0]))
 
-enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE };
+/* IDLE -> RUNNING -> STOPPING -> DONE, and RUNNING -> PAUSING -> PAUSED -> RUNNING. */
+enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED };
 
 #define SAMPLER_INDEX 0xfffffff0u /* the sampler thread's index (meta "sampler") */
 
 static struct {
-	uint32_t state; /* S_*: the futex word the thread sleeps on */
-	uint32_t index; /* the sampler thread's index */
-	int on[NOPS];	/* the sampler started and samples */
+	uint32_t state;	     /* S_*: the futex word the thread sleeps on */
+	uint32_t index;	     /* the sampler thread's index */
+	int on[NOPS];	     /* the sampler started and samples */
+	int any;	     /* some sampler is on */
+	struct lt_thread *t; /* its state in the trace, kept across a pause */
+	pthread_t th;	     /* the thread now (joinable, for lt_sampler_pause) */
 } S;
 
 int lt_cpu_records;
@@ -67,6 +72,13 @@ int smp_path(char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
+/* Closes a descriptor of a source (ours: the close wrapper would refuse it). */
+static void src_close_fd(int fd)
+{
+	lt_fd_unhide(fd);
+	syscall(SYS_close, fd);
+}
+
 int smp_open(struct smp_src *s, const char *path, int rooted)
 {
 	s->fd = -1;
@@ -81,16 +93,17 @@ int smp_open(struct smp_src *s, const char *path, int rooted)
 	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* Keep clear of the low descriptors programs reuse. */
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
+	/* Keep clear of the low descriptors programs reuse, and out of the program's sight
+	 * (core/file.c). */
+	int high = lt_fd_place(fd);
+	if (high < 0)
+		return high;
+	fd = high;
+	lt_fd_hide(fd);
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int err = -errno;
-		close(fd);
+		src_close_fd(fd);
 		return err;
 	}
 	s->fd = fd;
@@ -109,7 +122,9 @@ static int src_fd(struct smp_src *s)
 	/* Closed or reused by the program (the number is not ours any more), or the file was
 	 * removed (a sensor that went away): open the path again. */
 	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
-		close(s->fd);
+		src_close_fd(s->fd);
+	else if (s->fd >= 0)
+		lt_fd_unhide(s->fd); /* the program's number now */
 	s->fd = -1;
 	struct smp_src n;
 	if (smp_open(&n, s->path, 1))
@@ -159,7 +174,9 @@ void smp_close(struct smp_src *s)
 {
 	struct stat st;
 	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
-		close(s->fd);
+		src_close_fd(s->fd);
+	else if (s->fd >= 0)
+		lt_fd_unhide(s->fd);
 	s->fd = -1;
 }
 
@@ -227,22 +244,34 @@ void smp_off(const char *name, const char *fmt, ...)
 
 /* ---- the thread ---- */
 
+static void sampler_end(void);
+static void sampler_spawn(void);
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
 	lt_tls_guard = 1; /* nothing this thread does is traced */
-	struct lt_thread *t = lt_thread_register(S.index, LT_NO_THREAD, 0);
-	if (!t) {
-		__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
-		lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-		return NULL;
+	struct lt_thread *t = S.t;
+	if (t) {
+		/* After a pause: the same thread of the trace, on a new thread of the OS. */
+		t->tid = (uint32_t)syscall(SYS_gettid);
+		lt_self = t;
+	} else {
+		t = lt_thread_register(S.index, LT_NO_THREAD, 0);
+		if (!t) {
+			__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
+			lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+			return NULL;
+		}
+		t->guard = 1;
+		S.t = t;
+		S.any = 0;
+		for (size_t i = 0; i < NOPS; i++) {
+			S.on[i] = (lt_cfg.samplers & all_ops[i]->bit) && all_ops[i]->start() == 0;
+			S.any |= S.on[i];
+		}
 	}
-	t->guard = 1;
-	int any = 0;
-	for (size_t i = 0; i < NOPS; i++) {
-		S.on[i] = (lt_cfg.samplers & all_ops[i]->bit) && all_ops[i]->start() == 0;
-		any |= S.on[i];
-	}
+	int any = S.any;
 	uint64_t period = lt_cfg.sample_period_ns;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -268,13 +297,28 @@ static void *sampler_main(void *arg)
 		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
 		lt_futex(&S.state, FUTEX_WAIT, S_RUNNING, &ts);
 	}
+	if (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_PAUSING) {
+		lt_self = NULL; /* the state stays in S.t for the next thread */
+		__atomic_store_n(&S.state, S_PAUSED, __ATOMIC_RELEASE);
+		lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+		return NULL;
+	}
+	sampler_end();
+	return NULL;
+}
+
+/* The sampler's end in the trace: its sources closed, THREAD_END, its state freed.  On the
+ * sampler thread, or on the thread that stops a paused sampler. */
+static void sampler_end(void)
+{
 	for (size_t i = 0; i < NOPS; i++)
 		if (S.on[i] && all_ops[i]->stop)
 			all_ops[i]->stop();
-	lt_thread_end(t);
+	if (S.t)
+		lt_thread_end(S.t);
+	S.t = NULL;
 	__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-	return NULL;
 }
 
 void lt_sampler_prepare(void)
@@ -297,6 +341,12 @@ void lt_sampler_start(void)
 	S.index = SAMPLER_INDEX;
 	lt_meta_line("sampler %u", S.index);
 	__atomic_store_n(&S.state, S_RUNNING, __ATOMIC_RELEASE);
+	sampler_spawn();
+}
+
+/* Starts the thread (S.state is RUNNING). */
+static void sampler_spawn(void)
+{
 	pthread_attr_t attr;
 	sigset_t all;
 	sigfillset(&all);
@@ -304,12 +354,17 @@ void lt_sampler_start(void)
 	pthread_t th;
 	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
 		pthread_attr_setsigmask_np(&attr, &all); /* the program's signals are not ours */
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		err = real_pthread_create_fn(&th, &attr, sampler_main, NULL);
 		pthread_attr_destroy(&attr);
 	}
-	if (err) {
+	if (!err) {
+		S.th = th;
+		return;
+	}
+	if (S.t) {
+		sampler_end(); /* after a pause: end what it recorded */
+	} else {
 		__atomic_store_n(&S.state, S_IDLE, __ATOMIC_RELEASE);
 		lt_warn("cannot start the sampler thread: %s; no samples",
 			strerror(err > 0 ? err : EAGAIN));
@@ -317,9 +372,39 @@ void lt_sampler_start(void)
 	}
 }
 
-void lt_sampler_stop(int wait)
+int lt_sampler_pause(void)
 {
 	uint32_t expected = S_RUNNING;
+	if (!__atomic_compare_exchange_n(&S.state, &expected, S_PAUSING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return 0;
+	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
+	if (!timedjoin)
+		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1; /* a sampler stuck in a read must not hold the program up */
+	return timedjoin && timedjoin(S.th, NULL, &until) == 0 ? 0 : -1;
+}
+
+void lt_sampler_resume(void)
+{
+	uint32_t expected = S_PAUSED;
+	if (__atomic_compare_exchange_n(&S.state, &expected, S_RUNNING, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		sampler_spawn();
+}
+
+void lt_sampler_stop(int wait)
+{
+	uint32_t expected = S_PAUSED;
+	if (__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		sampler_end(); /* no thread to ask: its end is written here */
+		return;
+	}
+	expected = S_RUNNING;
 	if (!__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return;
@@ -357,5 +442,6 @@ void lt_sampler_after_fork_child(void)
 		S.on[i] = 0;
 	}
 	next_metric = 0;
+	S.t = NULL; /* the parent's sampler, which did not come along */
 	S.state = S_IDLE;
 }

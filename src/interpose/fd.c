@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * fd.c - the program's descriptors are the program's.  The tracer holds a few files open
+ * (core/file.c) on high numbers; to the program they must look as they would untraced,
+ * that is closed:
+ *   close, fcntl, fcntl64, dup  on one of them: -1/EBADF, the tracer's file stays open;
+ *   dup2, dup3 onto one of them: the tracer's file moves to another number first, then the
+ *                                program's call runs (bash: `exec 100>file`);
+ *   dup2, dup3 from one of them: -1/EBADF;
+ *   close_range, closefrom:      close the program's numbers around the tracer's.
+ * Calls on any other descriptor go straight through, after a look at a handful of numbers.
+ * In the child of vfork, which shares our memory but has a descriptor table of its own,
+ * everything goes straight through: the tracer's state there is the parent's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../core/lt.h"
+
+#define RESOLVE(name) LT_RESOLVE(name, NULL)
+
+/* Is fd a tracer file that the program must not see? */
+static int hidden(int fd)
+{
+	return lt_fd_hidden(fd) && lt_is_traced_process();
+}
+
+static int ebadf(void)
+{
+	errno = EBADF;
+	return -1;
+}
+
+static __typeof__(&close) real_close;
+
+LT_EXPORT int close(int fd)
+{
+	RESOLVE(close);
+	if (hidden(fd))
+		return ebadf();
+	return real_close(fd);
+}
+
+static __typeof__(&dup) real_dup;
+
+LT_EXPORT int dup(int fd)
+{
+	RESOLVE(dup);
+	if (hidden(fd))
+		return ebadf();
+	return real_dup(fd);
+}
+
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
+
+/* The argument is read as glibc reads it: one word, whatever the command. */
+#define FCNTL_ARG(cmd, arg)             \
+	va_list ap;                     \
+	va_start(ap, cmd);              \
+	void *arg = va_arg(ap, void *); \
+	va_end(ap)
+
+LT_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	FCNTL_ARG(cmd, arg);
+	RESOLVE(fcntl);
+	if (hidden(fd))
+		return ebadf();
+	return real_fcntl(fd, cmd, arg);
+}
+
+LT_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	FCNTL_ARG(cmd, arg);
+	RESOLVE(fcntl64);
+	if (hidden(fd))
+		return ebadf();
+	return real_fcntl64(fd, cmd, arg);
+}
+
+static __typeof__(&dup2) real_dup2;
+static __typeof__(&dup3) real_dup3;
+
+LT_EXPORT int dup2(int from, int to)
+{
+	RESOLVE(dup2);
+	if (hidden(from))
+		return ebadf();
+	if (from == to || !hidden(to))
+		return real_dup2(from, to);
+	lt_file_vacate(to);
+	int ret = real_dup2(from, to);
+	if (ret < 0) {
+		int saved = errno;
+		lt_file_vacated_unused(to);
+		errno = saved;
+	}
+	return ret;
+}
+
+LT_EXPORT int dup3(int from, int to, int flags)
+{
+	RESOLVE(dup3);
+	if (hidden(from))
+		return ebadf();
+	if (from == to || !hidden(to))
+		return real_dup3(from, to, flags);
+	lt_file_vacate(to);
+	int ret = real_dup3(from, to, flags);
+	if (ret < 0) {
+		int saved = errno;
+		lt_file_vacated_unused(to);
+		errno = saved;
+	}
+	return ret;
+}
+
+/* close_range(2) over [first, last] minus the tracer's numbers.  0 or -1/errno. */
+static int close_around(unsigned first, unsigned last, int flags)
+{
+	int ours[64];
+	size_t n = lt_is_traced_process() ? lt_fd_list(ours, 64) : 0;
+	unsigned lo = first;
+	for (size_t i = 0; i < n && lo <= last; i++) {
+		unsigned fd = (unsigned)ours[i];
+		if (fd < lo || fd > last)
+			continue;
+		if (fd > lo && syscall(SYS_close_range, lo, fd - 1, flags) != 0)
+			return -1;
+		lo = fd + 1;
+	}
+	if (lo > last || lo < first) /* done, or wrapped past UINT_MAX */
+		return 0;
+	return (int)syscall(SYS_close_range, lo, last, flags);
+}
+
+LT_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	return close_around(first, last, flags);
+}
+
+LT_EXPORT void closefrom(int lowfd)
+{
+	int saved = errno;
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_around((unsigned)lowfd, ~0u, 0) != 0) {
+		/* No close_range (Linux < 5.9): every number up to the table's size. */
+		long max = sysconf(_SC_OPEN_MAX);
+		for (long fd = lowfd; fd < max; fd++)
+			if (!hidden((int)fd))
+				syscall(SYS_close, (int)fd);
+	}
+	errno = saved;
+}

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The program's descriptors are the program's: the tracer's files look closed to it and
+# move out of the way of its dup2; descriptor limits never turn tracing off silently and
+# never leave the tracer holding what the program needs.
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$WORK/in"
+
+# bash saves and restores a number it finds open: with the tracer's file seen at 100, the
+# redirection went into the trace and g stayed empty.
+same_behaviour bash100 bash -c 'exec 100>g; echo a >&100; exec 101>h; echo b >&101
+	echo c >&102 || echo "102 is not open"; ls g h'
+[ "$(cat "$WORK/traced/g")" = a ] || fail "bash: g holds '$(cat "$WORK/traced/g")', not a"
+$DUMP "$WORK/bash100.trace" >/dev/null || fail "bash: the trace is damaged"
+grep -aq '^end ' "$WORK"/bash100.trace/*/meta || fail "bash: the trace has no end"
+
+# A program that checks, closes (one by one, close_range, closefrom) and dup2s onto the
+# numbers the tracer uses while threads start: same output, and no thread is lost.
+rounds=40 batch=8
+same_behaviour hammer "$TESTBIN/fd_hammer" $rounds $batch
+grep -qx 'open before the program opened them: 0' "$WORK/traced.out" ||
+	fail "hammer: $(cat "$WORK/traced.out")"
+summary=$($CHECK "$WORK/hammer.trace" --threads $((1 + rounds * batch)) --no-lost) ||
+	fail "hammer: $summary"
+echo "$summary"
+
+# ulimit -n 5: too few for the tracer beside the program.  It says so and holds nothing:
+# the program opens what it opens untraced (descriptors inherited from the test harness
+# count against the limit too, so the untraced run is the reference).
+tiny='exec 3>"$1"/a 4>"$1"/b && echo opened; echo ran'
+plain=$( (ulimit -n 5 && bash -c "$tiny" _ "$WORK") 2>&1)
+out=$( (ulimit -n 5 && traced "$WORK/tiny.trace" bash -c "$tiny" _ "$WORK") 2>&1)
+[ "$plain" = "$(grep -v '^libtrace' <<<"$out")" ] ||
+	fail "ulimit -n 5: untraced '$plain', traced '$out'"
+grep -q '^libtrace.*not tracing' <<<"$out" || fail "ulimit -n 5: tracing went off without a word: $out"
+
+# ulimit -S -n 200: traced, and the tracer's files sit above what the program is given: it
+# opens as many as untraced.
+fill='n=0; for i in $(seq 3 199); do eval "exec $i>/dev/null" 2>/dev/null && n=$((n+1)); done; echo "opened $n"'
+out=$( (ulimit -S -n 200 && bash -c "$fill") 2>&1)
+out2=$( (ulimit -S -n 200 && traced "$WORK/limit.trace" bash -c "$fill") 2>&1)
+[ "$out" = "$out2" ] || fail "ulimit -S -n 200: untraced '$out', traced '$out2'"
+$DUMP "$WORK/limit.trace" >/dev/null || fail "ulimit -S -n 200: the trace is damaged"
+# ulimit -n 200 (the hard limit too, which only a privileged process may raise): traced,
+# with a warning that the tracer holds the top numbers.
+out=$( (ulimit -n 200 && traced "$WORK/hard.trace" bash -c 'echo ran') 2>&1)
+grep -q '^ran$' <<<"$out" || fail "ulimit -n 200: $out"
+[ -s "$(ls -d "$WORK"/hard.trace/*/ | head -1)/events" ] || fail "ulimit -n 200: no trace"
+if ! grep -q 'take the top numbers' <<<"$out"; then
+	(ulimit -n 200 && ulimit -H -n 300) 2>/dev/null || fail "ulimit -n 200: no warning: $out"
+fi
+echo "ok"

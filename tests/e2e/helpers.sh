@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The tracer's helper threads (writer, sampler) never make a single-threaded program see a
+# second thread where it needs to be alone: unshare of a user namespace works, and a fork
+# leaves the parent with one thread (Python 3.12 warns otherwise).  The trace is whole.
+. "$(dirname "$0")/lib.sh"
+py=/usr/bin/python3
+
+# unshare(CLONE_NEWUSER) refuses a process with two threads (EINVAL).
+if unshare -U -r id -u >"$WORK/plain.out" 2>&1; then
+	traced "$WORK/unshare.trace" unshare -U -r id -u >"$WORK/traced.out" 2>&1 ||
+		fail "unshare -U -r id -u fails traced: $(cat "$WORK/traced.out")"
+	cmp -s "$WORK/plain.out" "$WORK/traced.out" || fail "unshare: output differs"
+	$DUMP "$WORK/unshare.trace" >/dev/null || fail "unshare: the trace is damaged"
+	echo "unshare -U -r: works traced ($(cat "$WORK/traced.out"))"
+else
+	echo "unshare -U -r does not work here untraced ($(head -1 "$WORK/plain.out")): not checked"
+fi
+
+# The thread count a forking program sees in its parent, right after fork.
+cat >"$WORK/fork.py" <<'PY'
+import os
+def threads():
+    for line in open('/proc/self/status'):
+        if line.startswith('Threads:'):
+            return int(line.split()[1])
+before = threads()
+for i in range(3):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    after = threads()
+    os.waitpid(pid, 0)
+    print("threads after fork", after)
+PY
+$py "$WORK/fork.py" >"$WORK/plain.out"
+traced "$WORK/fork.trace" $py "$WORK/fork.py" >"$WORK/traced.out"
+cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
+	fail "fork: untraced '$(tr '\n' ' ' <"$WORK/plain.out")', traced '$(tr '\n' ' ' <"$WORK/traced.out")'"
+$DUMP "$WORK/fork.trace" >/dev/null || fail "fork: the trace is damaged"
+grep -c . "$WORK/traced.out" | grep -qx 3 || fail "fork: $(cat "$WORK/traced.out")"
+
+# The sampler comes back after a pause as the same thread of the trace: a program that
+# forks, then works long enough for chunks to fill, is sampled after the fork too, and the
+# archive is valid.  Without the resume about 80 samples come from before the fork.
+need_converter
+LIBTRACE_BUFFER_SIZE=64K LIBTRACE_SAMPLE_PERIOD=1ms traced "$WORK/resume.trace" $py -c '
+import os, time, threading
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+lock = threading.Lock()
+end = time.time() + 0.5
+while time.time() < end:
+    with lock:
+        pass
+' || fail "resume: the program failed"
+$DUMP "$WORK/resume.trace" >/dev/null || fail "resume: the trace is damaged"
+main=$(ls "$WORK/resume.trace" | grep -v '\.' | head -1)
+converted "$WORK/resume.trace/$main" "$WORK/resume.otf2" >/dev/null
+samples=$(otf2-print "$WORK/resume.otf2/traces.otf2" | grep -c '^METRIC ')
+[ "$samples" -ge 200 ] || fail "resume: $samples samples in 0.5 s at 1 ms after a fork (not resumed?)"
+echo "resume: $samples samples after the fork"
+echo ok

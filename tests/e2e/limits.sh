@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Limits of the environment the tracer lives in:
+#  - address space: under `ulimit -v 8000000` a multithreaded program is traced whole (the
+#    rings are mapped per thread, not reserved up front); when the address space does run
+#    out, the threads without a ring say so and their loss is counted, never silent;
+#  - a relative LIBTRACE_OUTPUT is resolved once: a program that chdir()s, then forks and
+#    execs, has all its processes in one trace directory;
+#  - a forked child does not follow a trace directory swapped after start;
+#  - a symbolic link component owned by another user is refused with a warning, and the
+#    program runs unchanged (needs root to make one: exit 77 without it, after the rest).
+. "$(dirname "$0")/lib.sh"
+
+cd "$WORK" || fail "cd"
+stats() { "$DUMP" --stats "$1" >"$WORK/stats" || fail "trace-dump --stats $1"; }
+
+if ldd "$LIB" | grep -q libasan; then
+	echo "AddressSanitizer build: the ulimit -v cases are not run (ASan needs its shadow)"
+else
+	# 8 threads and the main thread under ulimit -v 8000000 (about 7.6 GiB): each thread's
+	# events are all there, none lost.
+	out=$(ulimit -v 8000000 && traced "$WORK/as" "$TESTBIN/count_events" 8 1000 private \
+		2>"$WORK/err") || fail "traced run under ulimit -v failed: $(cat "$WORK/err")"
+	[ "$out" = "shared=900" ] || fail "program output changed under ulimit -v: $out"
+	[ ! -s "$WORK/err" ] || fail "warnings under ulimit -v: $(cat "$WORK/err")"
+	summary=$($CHECK "$WORK/as" --processes 1 --threads 9 --counter-seq i=1000 --no-lost) ||
+		fail "ulimit -v trace: $summary"
+	stats "$WORK/as"
+	[ "$(grep -c ' records=' "$WORK/stats")" = 9 ] || fail "not 9 threads: $(cat "$WORK/stats")"
+	grep -v ' lost=0 ' "$WORK/stats" && fail "loss under ulimit -v 8000000"
+	[ "$(grep -c ' COUNTER=1000 ' "$WORK/stats")" = 9 ] || fail "values missing: $(cat "$WORK/stats")"
+	echo "ulimit -v 8000000: 9 threads, every value, nothing lost"
+
+	# Address space for a few 128 MiB rings only: the threads that get none are named in a
+	# warning and their events counted as lost; the others' are whole; the program runs on.
+	out=$(ulimit -v 700000 && LIBTRACE_BUFFER_SIZE=128M traced "$WORK/as2" \
+		"$TESTBIN/count_events" 8 1000 private 2>"$WORK/err") ||
+		fail "traced run with little address space failed: $(cat "$WORK/err")"
+	[ "$out" = "shared=900" ] || fail "program output changed: $out"
+	grep -q "no ring for thread .*address space used up.*counted as lost" "$WORK/err" ||
+		fail "no warning when the address space ran out: $(cat "$WORK/err")"
+	stats "$WORK/as2"
+	whole=$(grep -c ' lost=0 .*COUNTER=1000 ' "$WORK/stats")
+	lost=$(grep -cE ' records=0 lost=[1-9]' "$WORK/stats")
+	[ "$whole" -ge 1 ] && [ "$lost" -ge 1 ] && [ $((whole + lost)) = 9 ] ||
+		fail "threads neither whole nor counted lost: $(cat "$WORK/stats")"
+	echo "address space used up: $whole threads whole, $lost counted as lost, with a warning"
+fi
+
+# A relative LIBTRACE_OUTPUT, a program that chdir()s and then forks and execs: all its
+# processes trace into the one directory, relative to where the program started.
+mkdir -p "$WORK/start" "$WORK/elsewhere"
+out=$(cd "$WORK/start" && traced rel/t "$TESTBIN/wander" "$WORK/elsewhere" 2>"$WORK/err") ||
+	fail "wander failed: $out $(cat "$WORK/err")"
+[ "$out" = ok ] || fail "wander: $out"
+[ ! -s "$WORK/err" ] || fail "warnings: $(cat "$WORK/err")"
+[ -z "$(ls -A "$WORK/elsewhere")" ] || fail "a child traced into its new directory: $(ls -R "$WORK/elsewhere")"
+# The parent, the forked child, the child that execs, and its new image.
+[ "$(ls "$WORK/start/rel/t" | wc -l)" = 4 ] || fail "not 4 process directories: $(ls "$WORK/start/rel/t")"
+summary=$($CHECK "$WORK/start/rel/t" --processes 4 --no-lost) || fail "$summary"
+"$DUMP" "$WORK/start/rel/t" >"$WORK/dump" || fail "trace-dump"
+for want in start=10 forked=20 execd=30; do
+	n=$(grep -c "COUNTER \"${want%=*}\"" "$WORK/dump")
+	[ "$n" = "${want#*=}" ] || fail "$n ${want%=*} values, expected ${want#*=}"
+done
+grep -q "^config LIBTRACE_OUTPUT=$WORK/start/rel/t\$" "$WORK"/start/rel/t/*/meta ||
+	fail "the resolved output is not in the meta file"
+echo "relative output after chdir: fork and exec in the same trace directory"
+
+# The trace directory's parent swapped for another (our own) after start: a forked child
+# is not redirected into the new one (it says so and runs untraced).  An exec'd image is a
+# new start and resolves the path again.
+mkdir -p "$WORK/base"
+traced "$WORK/base/t" "$TESTBIN/wander" "$WORK" "$WORK/go" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for i in $(seq 500); do
+	ls "$WORK"/base/t/*/meta >/dev/null 2>&1 && break
+	sleep 0.01
+done
+mv "$WORK/base" "$WORK/moved" && mkdir -p "$WORK/base/t" && touch "$WORK/go" || fail "swap"
+wait $pid || fail "wander failed after the swap: $(cat "$WORK/out" "$WORK/err")"
+[ "$(cat "$WORK/out")" = ok ] || fail "wander: $(cat "$WORK/out")"
+grep -q "trace directory $WORK/base/t is no longer the directory found at start" "$WORK/err" ||
+	fail "no warning for the swapped directory: $(cat "$WORK/err")"
+"$DUMP" "$WORK/base/t" >"$WORK/dump" 2>/dev/null
+! grep -q 'COUNTER "forked"' "$WORK/dump" || fail "a forked child followed the swapped directory"
+"$DUMP" "$WORK/moved/t" >"$WORK/dump" || fail "trace-dump of the original directory"
+[ "$(grep -c 'COUNTER "start"' "$WORK/dump")" = 10 ] || fail "the parent's trace is not whole"
+echo "swapped trace directory: the forked child was not redirected"
+
+# Symbolic links in the output path: ours is followed, another user's is refused.
+mkdir "$WORK/real"
+ln -s "$WORK/real" "$WORK/mine"
+traced "$WORK/mine/t" "$TESTBIN/count_events" 1 10 >/dev/null 2>"$WORK/err" || fail "own link"
+ls "$WORK"/real/t/*/meta >/dev/null || fail "no trace through our own symbolic link"
+rm -rf "$WORK/real/t"
+if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then
+	skip "not root: the foreign symbolic link case is not run (the rest passed)"
+fi
+ln -s "$WORK/real" "$WORK/evil" && chown -h nobody "$WORK/evil" || fail "chown -h nobody"
+plain=$("$TESTBIN/count_events" 2 100 2>&1)
+s1=$?
+out=$(traced "$WORK/evil/t" "$TESTBIN/count_events" 2 100 2>"$WORK/err")
+s2=$?
+[ $s1 = $s2 ] && [ "$out" = "$plain" ] || fail "program changed: $s1 $plain / $s2 $out"
+grep -q "refusing trace directory $WORK/evil/t: its component evil is a symbolic link owned by uid $(id -u nobody)" \
+	"$WORK/err" || fail "no clear warning for a foreign link: $(cat "$WORK/err")"
+[ -z "$(ls -A "$WORK/real")" ] || fail "wrote through a foreign symbolic link: $(ls -R "$WORK/real")"
+# Relative, through the same link.
+out=$(cd "$WORK" && traced evil/t2 "$TESTBIN/count_events" 2 100 2>"$WORK/err") || fail "relative"
+[ "$out" = "$plain" ] || fail "program changed: $out"
+grep -q "refusing trace directory $WORK/evil/t2: its component evil" "$WORK/err" ||
+	fail "no warning for a relative path through a foreign link: $(cat "$WORK/err")"
+[ -z "$(ls -A "$WORK/real")" ] || fail "wrote through a foreign symbolic link"
+echo "foreign symbolic link refused; our own followed"
+echo ok
