@@ -63,6 +63,8 @@ int lt_fd_place(int fd)
 		rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
 	rlim_t soft = rl.rlim_cur;
 	int high = -1;
+	if (syscall(SYS_fcntl, fd, F_GETFD) < 0)
+		return -EBADF; /* closed under us (a closefrom on another thread) */
 	if (soft > 4096) {
 		high = sys_dupfd(fd, LT_FD_BASE);
 	} else if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > soft) {
@@ -95,6 +97,8 @@ int lt_fd_place(int fd)
 		errno = EMFILE;
 	}
 	int err = errno;
+	/* Hidden before the program could see it open (the close wrappers, fcntl). */
+	lt_fd_hide(high);
 	sys_close(fd);
 	return high >= 0 ? high : -err;
 }
@@ -173,13 +177,13 @@ int lt_file_create(struct lt_file *f, const char *dir, const char *name, int fla
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int err = errno;
+		lt_fd_unhide(fd);
 		sys_close(fd);
 		return -err;
 	}
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	remember(f);
-	lt_fd_hide(fd);
 	__atomic_store_n(&f->fd, fd, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -198,8 +202,8 @@ int lt_file_fd(struct lt_file *f)
 	int fd = __atomic_load_n(&f->fd, __ATOMIC_SEQ_CST);
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
 		return fd;
-	if (fd >= 0)
-		lt_fd_unhide(fd); /* closed behind our back: the number is the program's now */
+	/* Closed behind our back (a raw syscall): the number's hidden mark stays, since
+	 * another tracer file may hold it now. */
 	fd = open(f->path, f->flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino)) {
 		sys_close(fd);
@@ -212,7 +216,6 @@ int lt_file_fd(struct lt_file *f)
 		return -1;
 	}
 	lt_info("reopened %s (the program closed the tracer's descriptor)", f->path);
-	lt_fd_hide(fd);
 	__atomic_store_n(&f->fd, fd, __ATOMIC_RELEASE);
 	return fd;
 }

@@ -95,11 +95,9 @@ int smp_open(struct smp_src *s, const char *path, int rooted)
 		return -errno;
 	/* Keep clear of the low descriptors programs reuse, and out of the program's sight
 	 * (core/file.c). */
-	int high = lt_fd_place(fd);
-	if (high < 0)
-		return high;
-	fd = high;
-	lt_fd_hide(fd);
+	fd = lt_fd_place(fd); /* hidden from the program, too */
+	if (fd < 0)
+		return fd;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int err = -errno;
@@ -123,8 +121,8 @@ static int src_fd(struct smp_src *s)
 	 * removed (a sensor that went away): open the path again. */
 	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
 		src_close_fd(s->fd);
-	else if (s->fd >= 0)
-		lt_fd_unhide(s->fd); /* the program's number now */
+	/* Otherwise the number is not ours any more, nor is its hidden mark: a dup2 onto it
+	 * took both (lt_file_vacate), or another tracer file holds it now. */
 	s->fd = -1;
 	struct smp_src n;
 	if (smp_open(&n, s->path, 1))
@@ -175,8 +173,6 @@ void smp_close(struct smp_src *s)
 	struct stat st;
 	if (s->fd >= 0 && fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
 		src_close_fd(s->fd);
-	else if (s->fd >= 0)
-		lt_fd_unhide(s->fd);
 	s->fd = -1;
 }
 
