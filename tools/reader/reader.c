@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rdfile.h"
 #include "reader.h"
 
 #define MAX_CHUNK_DATA (1ull << 31) /* larger `used` values are damage */
+#define MAX_META_SIZE  (1ull << 30) /* a larger meta file is not one the runtime wrote */
 
 static void warnf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *fmt, ...)
 {
@@ -299,18 +301,18 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/%s", p->dir, LT_META_FILE);
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* Read whole, as far as its size at open: lines have no length limit (the runtime's
+	 * reach 4.6 KB), but the file has one. */
+	size_t size;
+	char *text = rd_file_read(path, MAX_META_SIZE, &size, err, errlen);
+	if (!text)
 		return -1;
-	}
-	char *line = NULL; /* lines have no length limit (the runtime's reach 4.6 KB) */
-	size_t line_cap = 0;
-	ssize_t got;
 	int lineno = 0, major = -1, minor = -1;
-	while ((got = getline(&line, &line_cap, f)) > 0) {
+	for (char *line = text, *next; line < text + size; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + size - line));
+		next = nl ? nl + 1 : text + size;
 		lineno++;
-		size_t len = (size_t)got;
+		size_t len = (size_t)(next - line);
 		if (memchr(line, '\0', len)) {
 			warnf(warn, ctx, p, "%s:%d: a NUL byte: line ignored", path, lineno);
 			continue;
@@ -486,8 +488,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->end_ticks = strtoull(val, NULL, 10);
 		}
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	if (major < 0) {
 		snprintf(err, errlen, "%s:1: not a libtrace meta file (no \"%s\" first line)", path,
 			 LT_META_MAGIC);
@@ -555,10 +556,7 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 	struct lt_file_header fh;
 	if (read_file_header(p, p->events_fd, p->events_path, LT_FILE_MAGIC, &fh, warn, ctx))
 		return;
-	struct stat st;
-	if (fstat(p->events_fd, &st) != 0)
-		return;
-	uint64_t size = (uint64_t)st.st_size, off = LT_FILE_HEADER_SIZE;
+	uint64_t size = p->events_size, off = LT_FILE_HEADER_SIZE;
 	int resyncing = 0;
 	while (off + sizeof(struct lt_chunk_header) <= size) {
 		struct lt_chunk_header h;
@@ -582,8 +580,8 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 			truncated_from = used;
 			used = size > data ? (size - data) & ~7ull : 0;
 		}
-		struct rd_chunk c = {RD_EVENTS, off,	h.thread, h.tid,	 h.seq,
-				     used,	h.lost, h.flags,  truncated_from};
+		struct rd_chunk c = {RD_EVENTS, off,	h.thread, h.tid,	  h.seq,
+				     used,	h.lost, h.flags,  truncated_from, 0};
 		if (add_chunk(p, cap, &c))
 			return;
 		off = data + h.used;
@@ -603,10 +601,7 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		warnf(warn, ctx, p, "%s:0: implausible ring geometry", p->ring_path);
 		return;
 	}
-	struct stat st;
-	if (fstat(p->ring_fd, &st) != 0)
-		return;
-	uint64_t size = (uint64_t)st.st_size;
+	uint64_t size = p->ring_size;
 	for (uint64_t off = LT_FILE_HEADER_SIZE; off + fh.chunk_size <= size;
 	     off += fh.chunk_size) {
 		struct lt_chunk_header h;
@@ -623,7 +618,7 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		if (used > fh.chunk_size - h.header_size)
 			used = fh.chunk_size - h.header_size;
 		struct rd_chunk c = {RD_RING, off,    h.thread, h.tid, h.seq,
-				     used,    h.lost, h.flags,	0};
+				     used,    h.lost, h.flags,	0,     h.state == LT_CHUNK_ACTIVE};
 		if (add_chunk(p, cap, &c))
 			return;
 	}
@@ -645,6 +640,38 @@ static int thread_cmp(const void *a, const void *b)
 {
 	const struct rd_thread *x = a, *y = b;
 	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The chunks a thread is missing are damage: say which (the records around them stay).
+ * Its sequence numbers are 0, 1, 2...: a gap lost the chunks in it (an events file cut
+ * short, or damaged).  A process that ended normally drained every chunk of every thread
+ * that ended, the last one flagged LT_CHUNK_LAST; a thread that still ran at the end has
+ * its current chunk ACTIVE in the ring.  A thread with neither lost its last chunks (an
+ * events file cut at a chunk boundary), how many is not known.  Without a ring file
+ * (deleted since) a thread that still ran cannot be told from one cut short: not damage.
+ */
+static void check_sequence(struct rd_process *p, const struct rd_thread *th, rd_warn_fn warn,
+			   void *ctx)
+{
+	uint64_t expect = 0, missing = 0;
+	for (size_t i = 0; i < th->count; i++) {
+		const struct rd_chunk *c = &p->chunks[th->first + i];
+		if (c->seq != expect) /* sorted and unique: seq > expect */
+			missing += c->seq - expect;
+		expect = c->seq + 1;
+	}
+	if (missing)
+		warnf(warn, ctx, p, "%s: thread %u: %llu chunk%s missing from its sequence", p->dir,
+		      th->index, (unsigned long long)missing, missing == 1 ? "" : "s");
+	if (!th->count || !p->ended || p->ring_fd < 0)
+		return;
+	const struct rd_chunk *last = &p->chunks[th->first + th->count - 1];
+	if (!(last->flags & LT_CHUNK_LAST) && !last->live)
+		warnf(warn, ctx, p,
+		      "%s: thread %u: its last chunk is missing (at least 1 chunk after chunk "
+		      "%llu): the process ended, but the thread neither ended nor still ran",
+		      p->dir, th->index, (unsigned long long)last->seq);
 }
 
 int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
@@ -670,8 +697,20 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		return -1;
 	snprintf(p->events_path, sizeof(p->events_path), "%s/%s", dir, LT_EVENTS_FILE);
 	snprintf(p->ring_path, sizeof(p->ring_path), "%s/ring", dir);
-	p->events_fd = open(p->events_path, O_RDONLY | O_CLOEXEC);
-	p->ring_fd = open(p->ring_path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO or a device in place of either is refused: the trace is not the runtime's. */
+	char events_err[PATH_MAX + 64], ring_err[PATH_MAX + 64];
+	p->events_fd =
+	    rd_file_open(p->events_path, &p->events_size, events_err, sizeof(events_err));
+	int events_errno = errno;
+	p->ring_fd = rd_file_open(p->ring_path, &p->ring_size, ring_err, sizeof(ring_err));
+	int ring_errno = errno;
+	if ((p->events_fd < 0 && events_errno == EINVAL) ||
+	    (p->ring_fd < 0 && ring_errno == EINVAL)) {
+		snprintf(err, errlen, "%s",
+			 p->events_fd < 0 && events_errno == EINVAL ? events_err : ring_err);
+		rd_process_close(p);
+		return -1;
+	}
 	if (p->events_fd < 0 && p->ring_fd < 0) {
 		snprintf(err, errlen, "%s: neither %s nor ring can be read", dir, LT_EVENTS_FILE);
 		rd_process_close(p);
@@ -681,7 +720,7 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	if (p->events_fd >= 0)
 		index_events(p, &cap, warn, ctx);
 	else
-		warnf(warn, ctx, p, "%s: %s", p->events_path, strerror(errno));
+		warnf(warn, ctx, p, "%s", events_err);
 	if (p->ring_fd >= 0)
 		index_ring(p, &cap, warn, ctx);
 	if (p->nchunks) /* qsort(NULL, 0) is undefined (found by fuzzing) */
@@ -690,8 +729,10 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	size_t out = 0;
 	for (size_t i = 0; i < p->nchunks; i++) {
 		if (out && p->chunks[out - 1].thread == p->chunks[i].thread &&
-		    p->chunks[out - 1].seq == p->chunks[i].seq)
+		    p->chunks[out - 1].seq == p->chunks[i].seq) {
+			p->chunks[out - 1].live |= p->chunks[i].live;
 			continue;
+		}
 		p->chunks[out++] = p->chunks[i];
 	}
 	p->nchunks = out;
@@ -731,18 +772,8 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	}
 	if (p->nthreads)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), thread_cmp);
-	/* Gaps in a thread's sequence are damage: say so (the records around them stay). */
-	for (size_t t = 0; t < p->nthreads; t++) {
-		const struct rd_thread *th = &p->threads[t];
-		for (size_t i = 0; i < th->count; i++) {
-			const struct rd_chunk *c = &p->chunks[th->first + i];
-			if (c->seq != i) {
-				warnf(warn, ctx, p, "%s: thread %u: chunk %llu missing", p->dir,
-				      th->index, (unsigned long long)i);
-				break;
-			}
-		}
-	}
+	for (size_t t = 0; t < p->nthreads; t++)
+		check_sequence(p, &p->threads[t], warn, ctx);
 	/* The sampler thread is the tracer's: out of the program's threads. */
 	for (size_t t = 0; t < p->nthreads; t++)
 		if (p->threads[t].index == p->sampler_thread) {

@@ -32,6 +32,7 @@ struct rd_chunk {
 	uint64_t seq, used, lost;
 	uint32_t flags;
 	uint64_t truncated_from; /* events: the size its header announced, when cut short */
+	int live; /* a copy in the ring was still ACTIVE: its thread ran when the trace ended */
 };
 
 enum { RD_EVENTS = 0, RD_RING = 1 };
@@ -107,6 +108,7 @@ struct rd_process {
 	char **strings;	     /* id -> string, NULL where undefined */
 	uint32_t nstrings;
 	int events_fd, ring_fd;
+	uint64_t events_size, ring_size; /* at open: what is read of each, however it grows */
 	char events_path[PATH_MAX + 16], ring_path[PATH_MAX + 16];
 	int errors;    /* damage reported while reading */
 	int truncated; /* files found cut short (a killed process, a full disk) */
@@ -116,8 +118,11 @@ typedef void (*rd_warn_fn)(void *ctx, const char *msg);
 
 /*
  * Opens the process directory `dir`: parses meta, indexes the chunks of events and ring,
- * and collects the string definitions.  Returns 0, or -1 when nothing of it can be read
- * (then `errbuf` says why).  Damage that still leaves records is reported through `warn`.
+ * and collects the string definitions.  Returns 0, or -1 when nothing of it can be read, or
+ * when meta, events or ring is there but not a regular file (then `errbuf` says why).
+ * Damage that still leaves records is reported through `warn`, among it the chunks a
+ * thread is missing: a gap in its sequence, or, in a process that ended normally, a last
+ * chunk without LT_CHUNK_LAST that the ring does not show still being written.
  */
 int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *errbuf,
 		    size_t errlen);

@@ -267,6 +267,8 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	/* The profiles hold what the traces hold (the program's arguments): as private. */
+	umask(077);
 	const char *out_path = NULL, *min_diff_arg = NULL;
 	int json = 0, csv = 0, all = 0, compare = 0, c;
 	long top = 20;

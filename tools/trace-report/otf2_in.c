@@ -40,6 +40,7 @@
  * error of libotf2, makes the archive unreadable (exit 3), never a crash.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <otf2/otf2.h>
@@ -47,10 +48,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "accum.h"
 #include "json.h"
 #include "profile.h"
+#include "rdfile.h"
 
 /* Definitions by reference: trace2otf2 numbers them 0, 1, 2... in the order it writes
  * them, which finds them at once; any other numbering is found by binary search. */
@@ -925,10 +929,11 @@ static int read_markers(struct in *in, char *err, size_t errlen)
 	if (n < 5 || strcmp(in->anchor + n - 5, ".otf2") || n + 2 >= sizeof(path))
 		return 0;
 	snprintf(path, sizeof(path), "%.*s.marker", (int)(n - 5), in->anchor);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	fclose(f);
+	uint64_t size;
+	int fd = rd_file_open(path, &size, err, errlen);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1; /* a FIFO must not reach OTF2's fopen */
+	close(fd);
 	OTF2_MarkerReader *mr = OTF2_Reader_GetMarkerReader(in->rd);
 	if (!mr) {
 		otf2_fail(in, err, errlen, "opening the markers", OTF2_SUCCESS);
@@ -1209,16 +1214,55 @@ static void in_free(struct in *in)
 	acc_free(&in->acc);
 }
 
+/*
+ * OTF2 opens the archive's files itself (NAME.def, NAME/ *.def and *.evt beside the anchor
+ * NAME.otf2), with a plain fopen that waits for ever on a FIFO and reads a device without
+ * end: each must be a regular file before OTF2 is let in.  Returns 0, or -1 with err.
+ */
+static int check_archive_files(const char *anchor, char *err, size_t errlen)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300];
+	struct stat st;
+	size_t n = strlen(anchor);
+	if (n < 5 || n - 5 >= sizeof(base))
+		return 0;
+	snprintf(base, sizeof(base), "%.*s", (int)(n - 5), anchor);
+	snprintf(path, sizeof(path), "%s.def", base);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is %s, not a regular file", path,
+			 rd_file_kind(st.st_mode));
+		return -1;
+	}
+	DIR *d = opendir(base);
+	if (!d)
+		return 0; /* OTF2 says what is missing */
+	int rc = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s is %s, not a regular file", path,
+				 rd_file_kind(st.st_mode));
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 int rp_profile_otf2(const char *anchor, const struct rp_options *opt, struct rp_run *run, char *err,
 		    size_t errlen)
 {
 	memset(run, 0, sizeof(*run));
-	FILE *f = fopen(anchor, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", anchor, strerror(errno));
+	uint64_t size;
+	int fd = rd_file_open(anchor, &size, err, errlen);
+	if (fd < 0 || check_archive_files(anchor, err, errlen)) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	fclose(f);
+	close(fd);
 	struct in in = {.anchor = anchor, .opt = opt};
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 	otf2_msg[0] = '\0';

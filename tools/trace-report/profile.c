@@ -298,7 +298,8 @@ static int is_process_dir(const char *dir)
 	char path[PATH_MAX + 16];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/%s", dir, LT_META_FILE);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	/* Any file, even one that is not regular: the reader then says what it is. */
+	return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 static int has_suffix(const char *s, const char *suffix)

@@ -14,6 +14,10 @@
 
 #include "json.h"
 #include "profile.h"
+#include "rdfile.h"
+
+/* A saved profile larger than this is not one trace-report wrote (it is read whole). */
+#define MAX_PROFILE_SIZE (1u << 30)
 
 /* ---- writing ---- */
 
@@ -399,45 +403,10 @@ static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const
 	rp_sort_regions(r);
 }
 
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			snprintf(err, errlen, "%s: out of memory", path);
-			fclose(f);
-			return NULL;
-		}
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *b = realloc(buf, cap * 2);
-		if (!b)
-			free(buf);
-		buf = b;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 int rp_read_json(const char *path, struct rp_run **runs, size_t *nruns, char *err, size_t errlen)
 {
 	size_t len;
-	char *text = slurp(path, &len, err, errlen);
+	char *text = rd_file_read(path, MAX_PROFILE_SIZE, &len, err, errlen);
 	if (!text)
 		return -1;
 	char perr[300];

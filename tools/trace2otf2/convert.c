@@ -504,6 +504,7 @@ struct tstate {
 	uint64_t last_ns;
 	struct frame *stack;
 	uint32_t depth, cap;
+	uint64_t too_deep; /* frames refused above STACK_MAX and still open: their leaves go */
 	uint32_t index;
 	int began, ended, created, program;
 	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
@@ -853,9 +854,14 @@ static struct cv_loc *loc_of(struct pstate *ps, struct tstate *t)
 static int push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64_t obj,
 		uint64_t obj2)
 {
+	if (t->too_deep || (t->depth == t->cap && t->cap == STACK_MAX)) {
+		t->too_deep++; /* its leave is dropped too (pop_match), so the others still pair */
+		cv->stats.too_deep++;
+		return -1;
+	}
 	if (t->depth == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		struct frame *a = cap <= STACK_MAX ? realloc(t->stack, cap * sizeof(*a)) : NULL;
+		struct frame *a = realloc(t->stack, cap * sizeof(*a));
 		if (!a) {
 			cv->stats.anomalies++;
 			return -1;
@@ -923,6 +929,10 @@ static void unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t n
 static struct frame *pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns,
 			       int fn, uint32_t region)
 {
+	if (t->too_deep) { /* the leave of the innermost frame push refused */
+		t->too_deep--;
+		return NULL;
+	}
 	for (uint32_t i = t->depth; i-- > 0;) {
 		struct frame *f = &t->stack[i];
 		if (fn >= 0 ? f->fn == fn : (f->fn == FN_USER && f->region == region)) {
@@ -3089,7 +3099,18 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cp->mpi_rank = p.mpi_size > 0 && p.mpi_rank > 0 ? p.mpi_rank - 1 : -1;
 		if (p.mpi_size > 0 && (uint32_t)p.mpi_size > cv->mpi_world)
 			cv->mpi_world = (uint32_t)p.mpi_size;
+		uint64_t too_deep = cv->stats.too_deep;
 		convert_process(cv, &p, pidx, &r0, &next_lock_id, warn, wctx, &failed);
+		if (cv->stats.too_deep > too_deep) { /* never silently: damage, and said */
+			char msg[PATH_MAX + 200];
+			snprintf(msg, sizeof(msg),
+				 "%s: %llu regions nested deeper than %u levels left out (with "
+				 "their leaves): the converter follows no deeper",
+				 p.dir, (unsigned long long)(cv->stats.too_deep - too_deep),
+				 STACK_MAX);
+			warn(wctx, msg);
+			cv->stats.damaged = 1;
+		}
 		if (p.errors)
 			cv->stats.damaged = 1;
 		if (p.truncated || !p.ended)

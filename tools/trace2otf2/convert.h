@@ -245,6 +245,7 @@ struct cv_comm {
 
 struct cv_stats {
 	uint64_t records, events, lost, threads, processes, unclosed, anomalies;
+	uint64_t too_deep;	/* regions left out: nested deeper than the converter follows */
 	uint64_t truncated;	/* threads whose records end in a file cut short */
 	uint64_t cut_processes; /* processes that died or whose files were cut short */
 	uint64_t first_ns, last_ns;

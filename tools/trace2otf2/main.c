@@ -121,13 +121,14 @@ static int is_process_dir(const char *dir)
 	char path[PATH_MAX + 16];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/%s", dir, LT_META_FILE);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	/* Any file, even one that is not regular: the reader then says what it is. */
+	return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 /* The archive's directory, created empty. */
 static int create_directory(const char *out)
 {
-	if (mkdir(out, 0777) != 0) {
+	if (mkdir(out, 0700) != 0) {
 		if (errno == EEXIST)
 			fprintf(
 			    stderr,
@@ -154,7 +155,7 @@ static int create_paraver_names(const char *name)
 	char path[PATH_MAX + 16];
 	for (int i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s%s", name, prv_exts[i]);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			int e = errno;
 			if (e == EEXIST)
@@ -255,6 +256,9 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	/* The outputs hold what the trace holds (the program's arguments, its environment's
+	 * traces): as private as the trace, whatever the libraries under us create. */
+	umask(077);
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
 	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
 	const struct backend *be = &backends[0];
@@ -435,6 +439,9 @@ int main(int argc, char **argv)
 		if (cv.stats.unclosed)
 			fprintf(stderr, "; %llu regions left open were closed by the converter",
 				(unsigned long long)cv.stats.unclosed);
+		if (cv.stats.too_deep)
+			fprintf(stderr, "; %llu regions nested too deep were left out",
+				(unsigned long long)cv.stats.too_deep);
 		if (cv.mpi_aligned)
 			fprintf(stderr, "; %llu MPI rank%s put on rank 0's clock",
 				(unsigned long long)cv.mpi_aligned, cv.mpi_aligned == 1 ? "" : "s");
