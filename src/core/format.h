@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 5
+#define LT_FORMAT_MINOR 6
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -500,6 +500,7 @@ enum lt_omp_dep {
  *   string ID ESCAPED            an interned string (region names, paths...): records refer
  *                                to it by ID; written before the first record that does
  *   lost THREAD CAUSE COUNT      events of a thread that had no ring (enum lt_lost_cause)
+ *   chunks THREAD N              the thread ended after writing chunks 0 .. N-1 (1.6)
  *   end TICKS REASON             the process ended normally; absent after a crash
  *   openmp ompt|gomp             how OpenMP is recorded (1.1): through OMPT, whose code
  *                                addresses are call sites, or libgomp's entry points

@@ -83,6 +83,10 @@ void lt_thread_end(struct lt_thread *t)
 		lt_papi_thread_end(t);
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
+	if (t->slot >= 0)
+		/* How many chunks it wrote: the tools tell a thread whose chunks were all lost
+		 * (an events file cut short) from one that never was. */
+		lt_meta_line("chunks %u %llu", t->index, (unsigned long long)t->seq);
 	if (t->lost_noslot)
 		/* It never had a ring: its loss can only be told in the meta file. */
 		lt_meta_line("lost %u %d %llu", t->index, LT_LOST_NORING,

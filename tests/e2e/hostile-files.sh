@@ -121,6 +121,40 @@ grep -q "thread $thread: its last chunk is missing" "$WORK/err" ||
 	fail "trace2otf2, events cut at a chunk boundary: the thread is not named: $(head -3 "$WORK/err")"
 echo "events cut before chunk $seq of thread $thread (offset $cut): damage, with the thread named"
 
+# A cut before a thread's first chunk, the ring gone too: nothing of the thread is left but
+# the meta file's count of the chunks it wrote ("chunks THREAD N", written as a thread
+# ends): the cut is at the first chunk of the worker thread that wrote its first last.
+LIBTRACE_BUFFER_SIZE=64K traced "$WORK/w" "$TESTBIN/count_events" 3 3000 >/dev/null ||
+	fail "count_events failed"
+wproc=$(ls -d "$WORK"/w/*/)
+wproc=${wproc%/}
+read -r cut thread < <(python3 - "$wproc/events" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+off, first = 4096, {}
+while off + 64 <= len(data):
+    magic, hsize, thread, tid, seq, cap, used = struct.unpack_from("<IIIIQQQ", data, off)
+    assert magic == 0x4b43544c, "bad chunk at %d" % off
+    if 0 < thread < 0xfffffff0:  # not the main thread, which does not end
+        first.setdefault(thread, off)
+    off += hsize + used
+thread = max(first, key=first.get)
+print(first[thread], thread)
+PY
+)
+[ -n "$cut" ] || fail "no thread to cut away"
+grep -aq "^chunks $thread " "$wproc/meta" || fail "meta has no chunks line for thread $thread"
+rm -rf "$WORK/wcut"
+cp -a "$wproc" "$WORK/wcut"
+rm -f "$WORK/wcut/ring"
+truncate -s "$cut" "$WORK/wcut/events"
+timeout 60 "$DUMP" "$WORK/wcut" >/dev/null 2>"$WORK/err"
+s=$?
+[ $s = 1 ] || fail "trace-dump, every chunk of thread $thread cut away: exit status $s, expected 1"
+grep -q "thread $thread: wrote [0-9]* chunks\?, 0 found" "$WORK/err" ||
+	fail "trace-dump, every chunk of thread $thread cut away: not said: $(head -3 "$WORK/err")"
+echo "every chunk of thread $thread cut away: damage, with the thread named"
+
 # Regions nested deeper than the converter follows: said, counted, damage.
 traced "$WORK/deep" "$TESTBIN/deep_regions" 70000 >/dev/null || fail "deep_regions failed"
 timeout 120 "$CONVERT" "$WORK/deep" -o "$WORK/deep.otf2" >/dev/null 2>"$WORK/err"

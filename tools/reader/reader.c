@@ -432,6 +432,19 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 			unescape(val + at);
 			define_string(p, id, val + at);
+		} else if (!strcmp(line, "chunks")) {
+			struct rd_written w;
+			unsigned long long n;
+			if (sscanf(val, "%u %llu", &w.thread, &n) != 2) {
+				warnf(warn, ctx, p, "%s:%d: bad chunks line", path, lineno);
+				continue;
+			}
+			w.chunks = n;
+			struct rd_written *a = realloc(p->written, (p->nwritten + 1) * sizeof(*a));
+			if (a) {
+				p->written = a;
+				p->written[p->nwritten++] = w;
+			}
 		} else if (!strcmp(line, "lost")) {
 			struct rd_lost l;
 			unsigned long long count;
@@ -674,6 +687,31 @@ static void check_sequence(struct rd_process *p, const struct rd_thread *th, rd_
 		      p->dir, th->index, (unsigned long long)last->seq);
 }
 
+/*
+ * The chunks an ended thread said it wrote (meta "chunks") against those found: a thread
+ * whose chunks all lie past a cut of the events file has left nothing else behind.
+ */
+static void check_written(struct rd_process *p, rd_warn_fn warn, void *ctx)
+{
+	for (size_t w = 0; w < p->nwritten; w++) {
+		const struct rd_written *wr = &p->written[w];
+		const struct rd_thread *th = NULL;
+		for (size_t t = 0; t < p->nthreads && !th; t++)
+			if (p->threads[t].index == wr->thread)
+				th = &p->threads[t];
+		uint64_t found = 0;
+		if (th && th->count)
+			found = p->chunks[th->first + th->count - 1].seq + 1;
+		if (found < wr->chunks)
+			warnf(warn, ctx, p,
+			      "%s: thread %u: wrote %llu chunk%s, %llu found: chunks %llu to %llu "
+			      "are missing",
+			      p->dir, wr->thread, (unsigned long long)wr->chunks,
+			      wr->chunks == 1 ? "" : "s", (unsigned long long)found,
+			      (unsigned long long)found, (unsigned long long)wr->chunks - 1);
+	}
+}
+
 int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
 		    size_t errlen)
 {
@@ -774,6 +812,7 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), thread_cmp);
 	for (size_t t = 0; t < p->nthreads; t++)
 		check_sequence(p, &p->threads[t], warn, ctx);
+	check_written(p, warn, ctx);
 	/* The sampler thread is the tracer's: out of the program's threads. */
 	for (size_t t = 0; t < p->nthreads; t++)
 		if (p->threads[t].index == p->sampler_thread) {
@@ -983,6 +1022,7 @@ void rd_process_close(struct rd_process *p)
 	free(p->maps);
 	free(p->syncs);
 	free(p->lost);
+	free(p->written);
 	free(p->chunks);
 	free(p->threads);
 	for (uint32_t i = 0; i < p->nstrings; i++)

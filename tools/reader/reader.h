@@ -37,6 +37,11 @@ struct rd_chunk {
 
 enum { RD_EVENTS = 0, RD_RING = 1 };
 
+struct rd_written {
+	uint32_t thread;
+	uint64_t chunks;
+};
+
 struct rd_lost {
 	uint32_t thread, cause;
 	uint64_t count;
@@ -94,6 +99,8 @@ struct rd_process {
 	size_t nthreads;
 	struct rd_lost *lost; /* losses of threads that had no ring ("lost" lines of meta) */
 	size_t nlost;
+	struct rd_written *written; /* chunks each ended thread wrote ("chunks" lines) */
+	size_t nwritten;
 	uint32_t sampler_thread;   /* "sampler": the sampler thread's index, else LT_NO_THREAD */
 	struct rd_thread sampler;  /* its chunks: kept out of `threads` (it is not the program's;
 				    * its records are metrics); count 0 when none */
