@@ -313,7 +313,9 @@ static int make_process_dir(int at)
 			snprintf(name, sizeof(name), "%s.%d", host, (int)getpid());
 		else
 			snprintf(name, sizeof(name), "%s.%d.%d", host, (int)getpid(), n);
-		snprintf(proc_dir, sizeof(proc_dir), "%s/%s", trace_dir, name);
+		if (snprintf(proc_dir, sizeof(proc_dir), "%s/%s", trace_dir, name) >=
+		    (int)sizeof(proc_dir))
+			return -ENAMETOOLONG; /* not reached: the length was checked above */
 		if (mkdirat(at, name, 0700) == 0) {
 			if (fstatat(at, name, &made, AT_SYMLINK_NOFOLLOW) != 0 ||
 			    lstat(proc_dir, &st) != 0 || st.st_dev != made.st_dev ||
