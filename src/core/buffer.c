@@ -274,6 +274,8 @@ static void chunk_start(struct lt_thread *t, unsigned i)
 	t->end = (uint64_t *)((char *)c + R.chunk_size);
 }
 
+static unsigned reclaim_ended(void);
+
 int lt_buffer_attach(struct lt_thread *t)
 {
 	int err = 0;
@@ -285,8 +287,12 @@ int lt_buffer_attach(struct lt_thread *t)
 	for (s = 0; s < R.nslots; s++)
 		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			break;
+	int saved = errno; /* a lazily registered thread is inside the program's call */
+	if (s == R.nslots)
+		s = reclaim_ended();
 	if (s == R.nslots)
 		err = ring_grow();
+	errno = saved;
 	if (!err) {
 		__atomic_store_n(&R.slots[s].state, SLOT_OWNED, __ATOMIC_RELAXED);
 		R.slots[s].thread = t->index;
@@ -380,22 +386,54 @@ static int slot_drain(unsigned s)
 	return 0;
 }
 
+/*
+ * Drains slot s and, if its thread has ended and everything is out, frees it.  io_lock
+ * held: the state is read, the slot drained and freed in one critical section, so that a
+ * slot freed and taken again meanwhile (by another drainer) is never freed with its new
+ * owner's chunks still in it.  Returns whether the slot is FREE.
+ */
+static int slot_reclaim(unsigned s)
+{
+	int err = slot_drain(s);
+	int ended = SLOT_ENDED;
+	if (!err && chunk_state(chunk_at(s, R.slots[s].drain)) == LT_CHUNK_FREE)
+		__atomic_compare_exchange_n(&R.slots[s].state, &ended, SLOT_FREE, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE;
+}
+
 /* One pass over every slot; frees the slots of ended threads once drained. */
 static void drain_all(void)
 {
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	for (unsigned s = 0; s < n; s++) {
-		int st = __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE);
-		if (st == SLOT_FREE)
+		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			continue;
 		lt_lock(&R.io_lock);
-		int err = slot_drain(s);
-		int done = !err && st == SLOT_ENDED &&
-			   chunk_state(chunk_at(s, R.slots[s].drain)) == LT_CHUNK_FREE;
+		slot_reclaim(s);
 		lt_unlock(&R.io_lock);
-		if (done)
-			__atomic_store_n(&R.slots[s].state, SLOT_FREE, __ATOMIC_RELEASE);
 	}
+}
+
+/*
+ * No free slot: does the writer's work on the ended threads' slots here, rather than grow
+ * the ring while the writer is behind (a storm of short threads on a busy machine would
+ * grow it by a slot a thread).  slot_lock held (then io_lock: nothing takes them the other
+ * way round).  Returns a slot that is FREE now, or R.nslots.
+ */
+static unsigned reclaim_ended(void)
+{
+	unsigned n = R.nslots;
+	for (unsigned s = 0; s < n; s++) {
+		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) != SLOT_ENDED)
+			continue;
+		lt_lock(&R.io_lock);
+		int freed = slot_reclaim(s);
+		lt_unlock(&R.io_lock);
+		if (freed)
+			return s;
+	}
+	return n;
 }
 
 static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)

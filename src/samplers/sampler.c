@@ -176,12 +176,27 @@ void smp_close(struct smp_src *s)
 	s->fd = -1;
 }
 
+/* One read, on the number open() gives: moving it high would hold two descriptors for a
+ * moment instead of one (the per-thread stat files are read this way every period). */
 ssize_t smp_read_file(const char *path, char *buf, size_t len)
 {
 	struct smp_src s;
-	int err = smp_open(&s, path, 1);
-	if (err)
+	if (strlen(path) >= sizeof(s.path))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	lt_fd_hide(fd);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int err = -errno;
+		src_close_fd(fd);
 		return err;
+	}
+	strcpy(s.path, path);
+	s.fd = fd;
+	s.dev = st.st_dev;
+	s.ino = st.st_ino;
 	ssize_t n = smp_read(&s, buf, len);
 	smp_close(&s);
 	return n;
