@@ -542,6 +542,7 @@ void lt_before_exec(void)
 		return; /* a vfork child shares our memory: leave the parent's state alone */
 	lt_cupti_flush();
 	lt_buffer_flush_all(1);
+	lt_thread_counts_flush();
 	lt_meta_sync();
 	lt_meta_line("exec %llu", (unsigned long long)lt_now());
 }
@@ -571,6 +572,7 @@ void lt_process_end(const char *how)
 	if (!reentered) {
 		lt_buffer_flush_all(1);
 		lt_buffer_trim();
+		lt_thread_counts_flush(); /* its lock might be the interrupted code's otherwise */
 	}
 	lt_meta_sync();
 	lt_meta_line("end %llu %s", (unsigned long long)lt_now(), how);

@@ -236,6 +236,8 @@ LT_HIDDEN void lt_thread_init(void);
 LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);
 LT_HIDDEN void lt_thread_end(struct lt_thread *t); /* frees t */
 LT_HIDDEN uint32_t lt_thread_new_index(void);
+/* Writes the chunk counts of the threads ended since the last call (meta "chunks"). */
+LT_HIDDEN void lt_thread_counts_flush(void);
 LT_HIDDEN void lt_thread_after_fork_child(void);
 LT_HIDDEN void lt_thread_map_after_fork_child(void);
 LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
@@ -268,6 +270,8 @@ LT_HIDDEN void lt_strings_after_fork_child(void);
 /* meta.c */
 LT_HIDDEN int lt_meta_open(const char *dir);
 LT_HIDDEN void lt_meta_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whole lines, written as they are in one write(2). */
+LT_HIDDEN void lt_meta_raw(const char *buf, size_t len);
 LT_HIDDEN void lt_meta_escaped(const char *key, const char *value);
 LT_HIDDEN void lt_meta_escaped2(const char *key, const char *a, const char *b);
 LT_HIDDEN void lt_meta_maps(void);

@@ -35,6 +35,11 @@ static void meta_write(const char *buf, size_t len)
 	errno = saved;
 }
 
+void lt_meta_raw(const char *buf, size_t len)
+{
+	meta_write(buf, len);
+}
+
 void lt_meta_line(const char *fmt, ...)
 {
 	char buf[4600];

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -73,6 +74,58 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 }
 
 /*
+ * How many chunks each ended thread wrote, for the meta file ("chunks" lines): the tools
+ * tell a thread whose chunks were all lost (an events file cut short) from one that never
+ * was.  Kept here and written in batches (a write per thread end would cost a thread's
+ * start and end a fifth more): by the writer thread, when the batch is full, before exec
+ * and at the end.  A process killed before a batch is written loses only the check.
+ */
+#define COUNTS_MAX 128
+static struct {
+	uint32_t index;
+	uint64_t chunks;
+} counts[COUNTS_MAX];
+static unsigned ncounts; /* counts_lock */
+static struct lt_lock counts_lock = LT_LOCK_INIT;
+
+static void counts_write_locked(void)
+{
+	char buf[4096];
+	size_t n = 0;
+	for (unsigned i = 0; i < ncounts; i++) {
+		if (n + 48 > sizeof(buf)) {
+			lt_meta_raw(buf, n);
+			n = 0;
+		}
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "chunks %u %llu\n", counts[i].index,
+				      (unsigned long long)counts[i].chunks);
+	}
+	if (n)
+		lt_meta_raw(buf, n);
+	ncounts = 0;
+}
+
+static void count_chunks(uint32_t index, uint64_t chunks)
+{
+	lt_lock(&counts_lock);
+	if (ncounts == COUNTS_MAX)
+		counts_write_locked();
+	counts[ncounts].index = index;
+	counts[ncounts].chunks = chunks;
+	ncounts++;
+	lt_unlock(&counts_lock);
+}
+
+void lt_thread_counts_flush(void)
+{
+	if (!__atomic_load_n(&ncounts, __ATOMIC_RELAXED))
+		return;
+	lt_lock(&counts_lock);
+	counts_write_locked();
+	lt_unlock(&counts_lock);
+}
+
+/*
  * Writes THREAD_END, hands the ring back and frees t.  The thread records nothing more:
  * lt_self is cleared and the thread-level guard stays up for the rest of its life (what
  * runs in thread-exit destructors after this point is not traced).
@@ -84,9 +137,7 @@ void lt_thread_end(struct lt_thread *t)
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
 	if (t->slot >= 0)
-		/* How many chunks it wrote: the tools tell a thread whose chunks were all lost
-		 * (an events file cut short) from one that never was. */
-		lt_meta_line("chunks %u %llu", t->index, (unsigned long long)t->seq);
+		count_chunks(t->index, t->seq);
 	if (t->lost_noslot)
 		/* It never had a ring: its loss can only be told in the meta file. */
 		lt_meta_line("lost %u %d %llu", t->index, LT_LOST_NORING,
@@ -130,6 +181,8 @@ size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max)
  */
 void lt_thread_after_fork_child(void)
 {
+	counts_lock = (struct lt_lock)LT_LOCK_INIT;
+	ncounts = 0; /* the parent's, which it writes itself */
 	reg_lock = (struct lt_lock)LT_LOCK_INIT;
 	live = NULL;
 	next_index = 0;
