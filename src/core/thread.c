@@ -102,7 +102,7 @@ static void counts_write_locked(void)
 	}
 	if (n)
 		lt_meta_raw(buf, n);
-	ncounts = 0;
+	__atomic_store_n(&ncounts, 0, __ATOMIC_RELAXED);
 }
 
 static void count_chunks(uint32_t index, uint64_t chunks)
@@ -112,7 +112,7 @@ static void count_chunks(uint32_t index, uint64_t chunks)
 		counts_write_locked();
 	counts[ncounts].index = index;
 	counts[ncounts].chunks = chunks;
-	ncounts++;
+	__atomic_store_n(&ncounts, ncounts + 1, __ATOMIC_RELAXED); /* read unlocked below */
 	lt_unlock(&counts_lock);
 }
 
