@@ -2,7 +2,9 @@
 /*
  * cupti.c - module "cuda" through CUPTI: every CUDA runtime and driver call on the host,
  * and what the device did (kernels, copies, sets, synchronisation), joined by CUPTI's
- * correlation ids.  DESIGN.md 3.4 and 3.6, reference/gpu.md.
+ * correlation ids.  CUPTI is the primary layer because nvcc links cudart statically by
+ * default (symbol wrappers see nothing there); device times are put on the host's
+ * CLOCK_MONOTONIC (see "Device times" below and the README's CUDA section).
  *
  * Loading.  libcupti is opened with dlopen (LIBTRACE_CUPTI_LIB, else the one beside the
  * program's libcudart, else libcupti.so.13, .12, unversioned) and bound with dlsym: no link

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sampler.h - the sampler thread's samplers (DESIGN.md 3.5): each one is a small ops
- * struct that finds its sources once, then reads them every period and writes METRIC (or
- * CPU) records into the sampler thread's own ring.
+ * sampler.h - the sampler thread's samplers (energy, temperature, memory, CPU): each one is a small
+ * ops struct that finds its sources once, then reads them every period and writes METRIC (or CPU)
+ * records into the sampler thread's own ring.
  *
  * Every path a sampler reads is under LIBTRACE_SYSFS_ROOT (smp_open), so tests can supply a
  * fake tree; the runtime's own reads (/proc/self/maps, cpuinfo) never move.  Sources are

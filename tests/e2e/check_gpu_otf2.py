@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """check_gpu_otf2.py - reads an OTF2 archive with python3-otf2 (independent of our writer) and
-checks what it says about CUDA and HIP, the way Score-P writes it (DESIGN.md 4.1).
+checks what it says about CUDA and HIP, the way Score-P writes it: host calls as regions of
+paradigm CUDA/HIP, device streams as ACCELERATOR_STREAM locations, copies as RMA operations.
 
     check_gpu_otf2.py ARCHIVE/traces.otf2 [expectations...]
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """check_prv.py - a strict checker, independent of the writer, for the Paraver traces trace2otf2
-writes: NAME.prv with NAME.pcf and NAME.row beside it (reference/extrae.md §3).
+writes: NAME.prv with NAME.pcf and NAME.row beside it, in the layout Extrae writes and
+Paraver's paramedir loads (header, state/event/communication records, .pcf types, .row names).
 
     check_prv.py NAME.prv [options]          check_prv.py --self-test
 
@@ -593,7 +594,7 @@ def check(prv, opts):
 
 # ---- self-test ----------------------------------------------------------------------------------
 
-EXAMPLE = {  # reference/extrae.md §3.5, which paramedir loads
+EXAMPLE = {  # a minimal trace in Extrae's layout, which paramedir loads
     "prv": """#Paraver (22/11/2025 at 12:00):1000000_ns:1(2):1:1(2:1)
 1:1:1:1:1:0:100000:1
 1:2:1:1:2:0:100000:2

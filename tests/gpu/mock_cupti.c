@@ -27,7 +27,7 @@
  *    otherwise CLOCK_REALTIME nanoseconds, as CUPTI's default on Linux; records keep the
  *    clock they were made with (a callback registered late does not change older records).
  *  - results and the failures of a machine without a driver as measured with the real
- *    libcupti.so.13 (reference/gpu.md §3): the handle of a failed cuptiSubscribe is left
+ *    libcupti.so.13 on a machine without a driver: the handle of a failed cuptiSubscribe is left
  *    untouched, cuptiGetResultString of an unknown code gives "<unknown>" and
  *    CUPTI_ERROR_INVALID_PARAMETER.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * otf2_out.c - the OTF2 backend, following what Score-P writes (DESIGN.md 4.1):
+ * otf2_out.c - the OTF2 backend, following what Score-P writes:
  *
  *   system tree "machine" -> one node per host -> one PROCESS location group per process
  *   (created by the process that forked or exec'ed it), one CPU_THREAD location per thread

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * paraver_out.c - the Paraver backend, following what Extrae's merger writes (DESIGN.md 4.2,
- * reference/extrae.md): NAME.prv (header, then state, event and communication records in
- * time order, times in ns from the trace's start), NAME.pcf (states, event types, value
- * labels) and NAME.row (object names).
+ * paraver_out.c - the Paraver backend, following what Extrae's merger writes: NAME.prv (header,
+ * then state, event and communication records in time order, times in ns from the trace's start),
+ * NAME.pcf (states, event types, value labels) and NAME.row (object names).
  *
  *   One application; one Paraver task per process, on the node of its host; one Paraver
  *   thread per traced thread, in the order the threads appear.  CPUs are unknown: records
