@@ -620,16 +620,21 @@ int lt_writer_pause(void)
 		return 0;
 	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
 	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
+	if (lt_join_helper(R.writer) != 0)
+		return -1; /* still there: stays "stopping", threads drain their own rings */
+	__atomic_store_n(&R.writer_state, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int lt_join_helper(pthread_t th)
+{
 	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
 	if (!timedjoin)
 		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 1;
-	if (!timedjoin || timedjoin(R.writer, NULL, &until) != 0)
-		return -1; /* still there: stays "stopping", threads drain their own rings */
-	__atomic_store_n(&R.writer_state, 0, __ATOMIC_RELEASE);
-	return 0;
+	return timedjoin ? timedjoin(th, NULL, &until) : -1;
 }
 
 void lt_writer_stop(void)

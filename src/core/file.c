@@ -87,6 +87,8 @@ int lt_fd_place(int fd)
 			    "the descriptor limit (ulimit -n %llu) cannot be raised: the tracer's "
 			    "files take the top numbers under it",
 			    (unsigned long long)soft);
+	} else if (high < 0 && errno == EBADF) {
+		/* closed meanwhile (a closefrom on another thread): no word about limits */
 	} else if (high < 0) {
 		static int warned;
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -637,6 +637,9 @@ LT_HIDDEN void *lt_dlsym_next(const char *name, const char *version);
  * that a library opened with RTLD_LOCAL, which RTLD_NEXT does not see, while its calls
  * still reach our wrappers.  NULL when none defines it. */
 LT_HIDDEN void *lt_dlsym_runtime(const char *name, const char *const *libs);
+/* Joins th, waiting one second at most (a helper thread stuck in I/O must not hold the
+ * program up).  0 when it is gone. */
+LT_HIDDEN int lt_join_helper(pthread_t th);
 /* Resolves the real function `name` into real_##name once (version: NULL or "GLIBC_2.x"). */
 #define LT_RESOLVE(name, version)                                    \
 	do {                                                         \

@@ -86,15 +86,21 @@ LT_EXPORT int fcntl64(int fd, int cmd, ...)
 static __typeof__(&dup2) real_dup2;
 static __typeof__(&dup3) real_dup3;
 
-LT_EXPORT int dup2(int from, int to)
+static int call_dup2(int from, int to, int flags)
 {
-	RESOLVE(dup2);
+	(void)flags;
+	return real_dup2(from, to);
+}
+
+/* dup2 or dup3 (through `call`) from `from` onto `to`, the tracer's file moved off `to`. */
+static int dup_onto(int (*call)(int, int, int), int from, int to, int flags)
+{
 	if (hidden(from))
 		return ebadf();
 	if (from == to || !hidden(to))
-		return real_dup2(from, to);
+		return call(from, to, flags);
 	lt_file_vacate(to);
-	int ret = real_dup2(from, to);
+	int ret = call(from, to, flags);
 	if (ret < 0) {
 		int saved = errno;
 		lt_file_vacated_unused(to);
@@ -103,21 +109,16 @@ LT_EXPORT int dup2(int from, int to)
 	return ret;
 }
 
+LT_EXPORT int dup2(int from, int to)
+{
+	RESOLVE(dup2);
+	return dup_onto(call_dup2, from, to, 0);
+}
+
 LT_EXPORT int dup3(int from, int to, int flags)
 {
 	RESOLVE(dup3);
-	if (hidden(from))
-		return ebadf();
-	if (from == to || !hidden(to))
-		return real_dup3(from, to, flags);
-	lt_file_vacate(to);
-	int ret = real_dup3(from, to, flags);
-	if (ret < 0) {
-		int saved = errno;
-		lt_file_vacated_unused(to);
-		errno = saved;
-	}
-	return ret;
+	return dup_onto(real_dup3, from, to, flags);
 }
 
 /* close_range(2) over [first, last] minus the tracer's numbers.  0 or -1/errno. */

@@ -390,13 +390,7 @@ int lt_sampler_pause(void)
 					 __ATOMIC_ACQUIRE))
 		return 0;
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
-	if (!timedjoin)
-		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 1; /* a sampler stuck in a read must not hold the program up */
-	return timedjoin && timedjoin(S.th, NULL, &until) == 0 ? 0 : -1;
+	return lt_join_helper(S.th) == 0 ? 0 : -1;
 }
 
 void lt_sampler_resume(void)
