@@ -3,7 +3,7 @@
  * libtrace/mpi_abi.h - the entry points of libtrace.so that the MPI companion libraries
  * (libtrace-mpi-openmpi.so, libtrace-mpi-mpich.so) call; found with dlsym at their first
  * use, so that a companion preloaded without libtrace.so passes every call through.  Not
- * for programs: they use libtrace/annotate.h.  Record layouts: src/core/format.h (1.4).
+ * for programs: they use libtrace/annotate.h.  Record layouts: src/format/format.h (1.4).
  */
 #ifndef LIBTRACE_MPI_ABI_H
 #define LIBTRACE_MPI_ABI_H

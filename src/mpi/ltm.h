@@ -9,7 +9,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../core/format.h"
+#include "../format/format.h"
 
 /* A traced call: the token of libtrace.so (NULL: pass through). */
 struct ltm_call {
