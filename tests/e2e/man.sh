@@ -47,7 +47,7 @@ for c in "${commands[@]}"; do
 	grep -oE -e '--[a-z][a-z0-9-]*' "$WORK/$c.help" | sort -u >"$WORK/$c.help.all"
 	[ -s "$WORK/$c.help.opts" ] || fail "no option found in $c --help"
 	# The page's text, rendered without hyphenation or adjustment, one option per word.
-	MANWIDTH=200 man -l "$inst/share/man/man1/$c.1" 2>/dev/null | col -b >"$WORK/$c.txt"
+	MANWIDTH=200 man -l "$inst/share/man/man1/$c.1" 2>/dev/null | sed 's/.\x08//g' >"$WORK/$c.txt"
 	missing=$(while read -r o; do
 		grep -q -e "$o\b" "$WORK/$c.txt" || echo "$o"
 	done <"$WORK/$c.help.opts")
