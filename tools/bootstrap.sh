@@ -28,7 +28,7 @@ packages=(build-essential cmake pkg-config python3 binutils
 	pigz xz-utils sysbench strace clang-format clang libomp-dev
 	imagemagick-6.q16 graphicsmagick python3-numpy libopenblas0-openmp gdb
 	libtrilinos-kokkos-dev libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran
-	hpcc scalapack-mpi-test libamdhip64-dev)
+	hpcc scalapack-mpi-test libamdhip64-dev man-db groff-base)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

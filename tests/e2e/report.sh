@@ -13,7 +13,7 @@ SLOW=$TESTBIN/slow_region
 [ -x "$REPORT" ] || skip "trace-report was not built"
 [ -x "$SLOW" ] || skip "tests/programs/slow_region was not built"
 CHK="python3 $SRC/tests/e2e/check_report.py"
-SCHEMA="$CHK schema --readme $SRC/README.md"
+SCHEMA="$CHK schema --readme $SRC/docs/profiles-and-ci.md"
 
 # report_status WANT ARGS...: runs trace-report ARGS, output in $WORK/out, stderr in
 # $WORK/err, and requires exit status WANT.
