@@ -48,7 +48,7 @@ same_behaviour() {
 }
 
 # The converter and its independent checks (python3-otf2 imports with Debian's python3).
-CONVERT=$BUILD/trace2otf2
+CONVERT=${CONVERT:-$BUILD/trace2otf2} # another build's: e2e.paraver-no-otf2
 OTF2CHECK="/usr/bin/python3 $SRC/tests/e2e/check_otf2.py"
 
 need_converter() {
