@@ -122,61 +122,69 @@ void cv_gpu_enter(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_
 	uint32_t reg = gpu_call_region(ps, api, op, r->arg), scl = cv->cur_scl;
 	struct cv_attr a[8];
 	unsigned na = 0;
-	if (w[0])
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_CORRELATION, w[0]};
+	if (w[LT_W_GPU_CORRELATION])
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_CORRELATION, w[LT_W_GPU_CORRELATION]};
 	switch (op) {
 	case LT_GPU_OP_ALLOC:
-		a[na++] = (struct cv_attr){CV_ATTR_ALLOCATION_SIZE, w[1]};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_MEMORY,
-					   cv_string(cv, rd_gpu_mem_name((unsigned)w[2]))};
+		a[na++] = (struct cv_attr){CV_ATTR_ALLOCATION_SIZE, w[LT_W_GPU_ALLOC_BYTES]};
+		a[na++] = (struct cv_attr){
+		    CV_ATTR_GPU_MEMORY,
+		    cv_string(cv, rd_gpu_mem_name((unsigned)w[LT_W_GPU_ALLOC_MEM]))};
 		break;
 	case LT_GPU_OP_FREE: {
-		a[na++] = (struct cv_attr){CV_ATTR_ARGUMENT_ADDRESS, w[1]};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_MEMORY,
-					   cv_string(cv, rd_gpu_mem_name((unsigned)w[2]))};
-		uint64_t *slot = cv_idmap_get(&ps->gmem.map, w[1], 0);
+		a[na++] = (struct cv_attr){CV_ATTR_ARGUMENT_ADDRESS, w[LT_W_GPU_FREE_ADDR]};
+		a[na++] = (struct cv_attr){
+		    CV_ATTR_GPU_MEMORY,
+		    cv_string(cv, rd_gpu_mem_name((unsigned)w[LT_W_GPU_FREE_MEM]))};
+		uint64_t *slot = cv_idmap_get(&ps->gmem.map, w[LT_W_GPU_FREE_ADDR], 0);
 		if (slot && *slot)
 			a[na++] = (struct cv_attr){CV_ATTR_DEALLOCATION_SIZE,
 						   ps->gmem.a[*slot - 1].bytes};
 		break;
 	}
 	case LT_GPU_OP_COPY:
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[1]};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_COPY_KIND,
-					   cv_string(cv, rd_gpu_copy_name((unsigned)w[4]))};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[2]};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_SRC, w[3]};
-		if (w[5])
-			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[5]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[LT_W_GPU_COPY_BYTES]};
+		a[na++] = (struct cv_attr){
+		    CV_ATTR_GPU_COPY_KIND,
+		    cv_string(cv, rd_gpu_copy_name((unsigned)w[LT_W_GPU_COPY_KIND]))};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[LT_W_GPU_COPY_DST]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_SRC, w[LT_W_GPU_COPY_SRC]};
+		if (w[LT_W_GPU_COPY_STREAM])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[LT_W_GPU_COPY_STREAM]};
 		break;
 	case LT_GPU_OP_SET:
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[1]};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[2]};
-		if (w[4])
-			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[4]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BYTES, w[LT_W_GPU_SET_BYTES]};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_DST, w[LT_W_GPU_SET_DST]};
+		if (w[LT_W_GPU_SET_STREAM])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[LT_W_GPU_SET_STREAM]};
 		break;
 	case LT_GPU_OP_LAUNCH:
-		if (w[6])
-			a[na++] = (struct cv_attr){CV_ATTR_GPU_KERNEL,
-						   gpu_kernel_name(ps, (uint32_t)w[6])};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_GRID, gpu_dims(cv, &w[1], 0, &n)};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_BLOCK, gpu_dims(cv, &w[1], 1, &n)};
-		a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[5]};
+		if (w[LT_W_GPU_LAUNCH_KERNEL])
+			a[na++] = (struct cv_attr){
+			    CV_ATTR_GPU_KERNEL,
+			    gpu_kernel_name(ps, (uint32_t)w[LT_W_GPU_LAUNCH_KERNEL])};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_GRID,
+					   gpu_dims(cv, &w[LT_W_GPU_LAUNCH_DIMS], 0, &n)};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_BLOCK,
+					   gpu_dims(cv, &w[LT_W_GPU_LAUNCH_DIMS], 1, &n)};
+		a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[LT_W_GPU_LAUNCH_STREAM]};
 		break;
 	default: /* CALL and SYNC: the stream (or event) they name */
-		if (w[1])
-			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[1]};
+		if (w[LT_W_GPU_CALL_OBJ])
+			a[na++] = (struct cv_attr){CV_ATTR_GPU_STREAM, w[LT_W_GPU_CALL_OBJ]};
 	}
+	/* The frame keeps the op's first two words: what a FREE frees, an ALLOC's memory kind. */
 	if (cv_push(cv, t, reg, FN_GPU, w[1], w[2] | (uint64_t)op << 56))
 		return;
 	t->stack[t->depth - 1].aux = scl;
-	if (w[0]) { /* the device's records of this call name it by its correlation id */
-		uint64_t *slot = cv_idmap_get(&ps->gcorr, w[0], 1);
+	if (w[LT_W_GPU_CORRELATION]) { /* the device's records of this call name it by its
+					  correlation id */
+		uint64_t *slot = cv_idmap_get(&ps->gcorr, w[LT_W_GPU_CORRELATION], 1);
 		if (slot && !*slot) {
 			struct gcall *g = ps->gcalls;
 			if (ps->ngcalls == ps->gcalls_cap &&
 			    !(g = cv_grow(ps->gcalls, &ps->gcalls_cap, sizeof(*g)))) {
-				cv_idmap_del(&ps->gcorr, w[0]);
+				cv_idmap_del(&ps->gcorr, w[LT_W_GPU_CORRELATION]);
 				slot = NULL;
 			} else {
 				ps->gcalls = g;
@@ -303,7 +311,8 @@ static struct cv_loc *gpu_stream_loc(struct pstate *ps, const struct gact *g, ui
 				     uint32_t nth)
 {
 	struct cv *cv = ps->cv;
-	unsigned dev = (unsigned)(g->w[2] >> 32), ctx = (unsigned)g->w[2];
+	unsigned dev = (unsigned)(g->w[LT_W_GPU_ACT_CONTEXT] >> 32),
+		 ctx = (unsigned)g->w[LT_W_GPU_ACT_CONTEXT];
 	char name[96];
 	if (*group == UINT32_MAX) {
 		if (cv->ngpu_groups == cv->gpu_groups_cap) {
@@ -322,7 +331,7 @@ static struct cv_loc *gpu_stream_loc(struct pstate *ps, const struct gact *g, ui
 	if (!l)
 		return NULL;
 	snprintf(name, sizeof(name), "CUDA[%u:%u] stream %llu", dev, ctx,
-		 (unsigned long long)g->w[3]);
+		 (unsigned long long)g->w[LT_W_GPU_ACT_STREAM]);
 	uint32_t index = 0x80000000u + nth; /* above every thread's index */
 	*l = (struct cv_loc){.id = (uint64_t)index << 32 | ps->pidx,
 			     .process = ps->pidx,
@@ -342,7 +351,7 @@ static void gpu_op(struct pstate *ps, const struct gact *g, const struct cv_gpu_
 		   uint32_t master, struct cv_gpu_op *op)
 {
 	struct cv *cv = ps->cv;
-	uint64_t corr = g->w[4];
+	uint64_t corr = g->w[LT_W_GPU_ACT_CORRELATION];
 	*op = (struct cv_gpu_op){.kind = g->kind, .corr = corr, .host_loc = UINT32_MAX};
 	if (corr)
 		op->attrs[op->nattrs++] = (struct cv_attr){CV_ATTR_GPU_CORRELATION, corr};
@@ -351,10 +360,10 @@ static void gpu_op(struct pstate *ps, const struct gact *g, const struct cv_gpu_
 		const char *raw = rd_string(ps->p, g->arg);
 		op->region =
 		    gpu_device_region(cv, name, raw ? cv_string(cv, raw) : name, CV_ROLE_KERNEL);
-		op->attrs[op->nattrs++] =
-		    (struct cv_attr){CV_ATTR_GPU_GRID, gpu_dims(cv, &g->w[5], 0, &op->blocks)};
-		op->attrs[op->nattrs++] =
-		    (struct cv_attr){CV_ATTR_GPU_BLOCK, gpu_dims(cv, &g->w[5], 1, &op->threads)};
+		op->attrs[op->nattrs++] = (struct cv_attr){
+		    CV_ATTR_GPU_GRID, gpu_dims(cv, &g->w[LT_W_GPU_ACT_DIMS], 0, &op->blocks)};
+		op->attrs[op->nattrs++] = (struct cv_attr){
+		    CV_ATTR_GPU_BLOCK, gpu_dims(cv, &g->w[LT_W_GPU_ACT_DIMS], 1, &op->threads)};
 	} else {
 		char name[64];
 		op->copy = g->kind == LT_GPU_ACT_COPY ? g->arg : LT_GPU_COPY_UNKNOWN;
@@ -364,7 +373,7 @@ static void gpu_op(struct pstate *ps, const struct gact *g, const struct cv_gpu_
 			snprintf(name, sizeof(name), "cudaMemset");
 		uint32_t s = cv_string(cv, name);
 		op->region = gpu_device_region(cv, s, s, CV_ROLE_GPU_MEMORY);
-		op->bytes = g->w[5];
+		op->bytes = g->w[LT_W_GPU_ACT_BYTES];
 		op->attrs[op->nattrs++] = (struct cv_attr){CV_ATTR_GPU_BYTES, op->bytes};
 		if (g->kind == LT_GPU_ACT_COPY)
 			op->attrs[op->nattrs++] = (struct cv_attr){
@@ -410,8 +419,8 @@ void cv_gpu_flush(struct pstate *ps)
 	uint64_t last = 0;
 	for (uint32_t i = 0; i < ps->ngacts && !ps->failed; i++) {
 		const struct gact *g = &ps->gacts[i];
-		int new_ctx = i == 0 || g->w[2] != g[-1].w[2];
-		if (new_ctx || g->w[3] != g[-1].w[3]) {
+		int new_ctx = i == 0 || g->w[LT_W_GPU_ACT_CONTEXT] != g[-1].w[LT_W_GPU_ACT_CONTEXT];
+		if (new_ctx || g->w[LT_W_GPU_ACT_STREAM] != g[-1].w[LT_W_GPU_ACT_STREAM]) {
 			if (at != SIZE_MAX && CV_EMIT_RC(cv, location_end, &cv->locs[at]))
 				ps->failed = 1;
 			if (new_ctx)
@@ -433,8 +442,8 @@ void cv_gpu_flush(struct pstate *ps)
 		}
 		struct cv_gpu_op op;
 		gpu_op(ps, g, win, master, &op);
-		op.start = cv_mono_to_ns(ps, g->w[0]);
-		op.end = cv_mono_to_ns(ps, g->w[1]);
+		op.start = cv_mono_to_ns(ps, g->w[LT_W_GPU_ACT_START]);
+		op.end = cv_mono_to_ns(ps, g->w[LT_W_GPU_ACT_END]);
 		if (op.start < last || op.end < op.start) {
 			cv->stats.gpu_clamped++;
 			if (op.start < last)

@@ -150,9 +150,9 @@ static void kokkos_alloc(struct pstate *ps, struct cv_loc *l, uint64_t ns, const
 		cv->stats.anomalies++;
 		return;
 	}
-	const char *space = cv_pstring(ps, (uint32_t)pl[2]);
+	const char *space = cv_pstring(ps, (uint32_t)pl[LT_W_KOKKOS_ALLOC_SPACE]);
 	const char *label = cv_pstring(ps, r->arg);
-	uint64_t addr = pl[0], bytes = pl[1];
+	uint64_t addr = pl[LT_W_KOKKOS_ALLOC_ADDR], bytes = pl[LT_W_KOKKOS_ALLOC_BYTES];
 	char name[128];
 	snprintf(name, sizeof(name), "Kokkos %s %s", r->sub ? "deallocate" : "allocate", space);
 	struct cv_region reg = {cv_string(cv, name),
@@ -285,8 +285,8 @@ void cv_kokkos_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 			cv->stats.anomalies++;
 			break;
 		}
-		uint32_t id = np >= 1 ? (uint32_t)pl[0] : 0,
-			 dev = np >= 1 ? (uint32_t)(pl[0] >> 32) : 0;
+		uint64_t w = lt_rec_word(r, LT_W_KOKKOS_BEGIN_ID);
+		uint32_t id = (uint32_t)w, dev = (uint32_t)(w >> 32);
 		uint32_t reg;
 		if (k == LT_KOKKOS_section) {
 			uint64_t *name = cv_idmap_get(&ps->ksections, id, 0);
@@ -335,17 +335,19 @@ void cv_kokkos_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 			cv->stats.anomalies++;
 			break;
 		}
-		const char *dst = cv_pstring(ps, (uint32_t)(pl[1] >> 32));
-		const char *src = cv_pstring(ps, (uint32_t)pl[1]);
+		const char *dst = cv_pstring(ps, (uint32_t)(pl[LT_W_KOKKOS_COPY_SPACES] >> 32));
+		const char *src = cv_pstring(ps, (uint32_t)pl[LT_W_KOKKOS_COPY_SPACES]);
 		char name[300];
 		snprintf(name, sizeof(name), "Kokkos::deep_copy %s->%s", src, dst);
 		uint32_t reg = kokkos_region(cv, LT_KOKKOS_deep_copy, name, NULL);
 		if (cv_push(cv, t, reg, FN_KOKKOS(LT_KOKKOS_deep_copy), 0, 0))
 			break;
 		struct cv_attr a[] = {
-		    {CV_ATTR_KOKKOS_BYTES, pl[0]},
-		    {CV_ATTR_KOKKOS_SRC, cv_string(cv, cv_pstring(ps, (uint32_t)pl[2]))},
-		    {CV_ATTR_KOKKOS_DST, cv_string(cv, cv_pstring(ps, (uint32_t)(pl[2] >> 32)))}};
+		    {CV_ATTR_KOKKOS_BYTES, pl[LT_W_KOKKOS_COPY_BYTES]},
+		    {CV_ATTR_KOKKOS_SRC,
+		     cv_string(cv, cv_pstring(ps, (uint32_t)pl[LT_W_KOKKOS_COPY_LABELS]))},
+		    {CV_ATTR_KOKKOS_DST,
+		     cv_string(cv, cv_pstring(ps, (uint32_t)(pl[LT_W_KOKKOS_COPY_LABELS] >> 32)))}};
 		cv_enter_attrs(cv, l, ns, reg, a, 3);
 		break;
 	}
@@ -357,7 +359,8 @@ void cv_kokkos_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 		switch (r->sub) {
 		case LT_KOKKOS_SECTION_CREATE:
 			if (np >= 1) {
-				uint64_t *name = cv_idmap_get(&ps->ksections, (uint32_t)pl[0], 1);
+				uint64_t *name = cv_idmap_get(&ps->ksections,
+							      (uint32_t)pl[LT_W_KOKKOS_INFO_ID], 1);
 				if (name)
 					*name = cv_string(cv, cv_pstring(ps, r->arg)) + 1;
 			}
@@ -366,7 +369,7 @@ void cv_kokkos_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 			break; /* its id is never reused: its name stays for late stops */
 		case LT_KOKKOS_DV_SYNC:
 		case LT_KOKKOS_DV_MODIFY: {
-			int dev = np >= 2 && pl[1];
+			int dev = lt_rec_word(r, LT_W_KOKKOS_INFO_FLAG) != 0;
 			snprintf(text, sizeof(text), "DualView \"%s\" %s", cv_pstring(ps, r->arg),
 				 r->sub == LT_KOKKOS_DV_SYNC
 				     ? (dev ? "synced to the device" : "synced to the host")

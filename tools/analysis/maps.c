@@ -15,7 +15,6 @@
 
 #include "internal.h"
 
-
 static uint64_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;

@@ -42,8 +42,6 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 		return;
 	}
 	struct cv *cv = ps->cv;
-	const uint64_t *pl = (const uint64_t *)(r + 1);
-	unsigned np = r->words - 2u;
 	struct cv_loc *l = cv_loc_of(ps, t);
 	if (!l)
 		return;
@@ -90,7 +88,7 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 		cv_cpu_change(ps, t, ns, r->arg, r->sub);
 		break;
 	case LT_REC_LOST: {
-		uint64_t n = np >= 1 ? pl[0] : 0;
+		uint64_t n = lt_rec_word(r, LT_W_LOST_COUNT);
 		char text[160];
 		snprintf(text, sizeof(text), "%" PRIu64 " events lost: %s", n, lost_cause(r->sub));
 		cv->stats.lost += n;

@@ -43,7 +43,6 @@ void cv_mpi_coll_close(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64
 		t->coll.received);
 }
 
-
 /* The communicator of `id` (an index into cv->comms), registered on first sight;
  * UINT32_MAX when out of memory. */
 static uint32_t comm_of(struct cv *cv, uint64_t id)
@@ -84,8 +83,9 @@ uint32_t cv_world_rank(const struct cv *cv, uint32_t comm, uint32_t rank, uint32
 /* A communicator's members, recorded by each of them: as many records as it takes. */
 static void mpi_comm(struct cv *cv, const struct lt_rec *r, const uint64_t *pl, unsigned np)
 {
-	uint32_t c = np >= 1 ? comm_of(cv, pl[0]) : UINT32_MAX;
-	if (c == UINT32_MAX || pl[0] == LT_MPI_COMM_WORLD || pl[0] == LT_MPI_COMM_SELF)
+	uint64_t id = lt_rec_word(r, LT_W_MPI_COMM_ID);
+	uint32_t c = np >= 1 ? comm_of(cv, id) : UINT32_MAX;
+	if (c == UINT32_MAX || id == LT_MPI_COMM_WORLD || id == LT_MPI_COMM_SELF)
 		return;
 	struct cv_comm *cm = &cv->comms[c];
 	if (!cm->ranks) {
@@ -102,7 +102,8 @@ static void mpi_comm(struct cv *cv, const struct lt_rec *r, const uint64_t *pl, 
 		return;
 	}
 	for (uint32_t i = 0; i < 2 * (np - 1) && r->sub + i < cm->size; i++)
-		cm->ranks[r->sub + i] = (uint32_t)(pl[1 + i / 2] >> (i & 1 ? 32 : 0));
+		cm->ranks[r->sub + i] =
+		    (uint32_t)(pl[LT_W_MPI_COMM_MEMBERS + i / 2] >> (i & 1 ? 32 : 0));
 }
 
 void cv_mpi_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
@@ -135,16 +136,19 @@ void cv_mpi_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		mpi_comm(cv, r, pl, np);
 		break;
 	case LT_REC_MPI_P2P: {
-		uint32_t c = np >= 4 ? comm_of(cv, pl[0]) : UINT32_MAX;
+		uint32_t c =
+		    np > LT_W_MPI_P2P_REQUEST ? comm_of(cv, pl[LT_W_MPI_COMM_ID]) : UINT32_MAX;
 		if (c == UINT32_MAX || r->sub > LT_MPI_CANCELLED) {
 			cv->stats.anomalies++;
 			break;
 		}
-		CV_EMIT(cv, mpi_p2p, l, ns, r->sub, c, r->arg, (uint32_t)pl[1], pl[2], pl[3]);
+		CV_EMIT(cv, mpi_p2p, l, ns, r->sub, c, r->arg, (uint32_t)pl[LT_W_MPI_P2P_TAG],
+			pl[LT_W_MPI_P2P_BYTES], pl[LT_W_MPI_P2P_REQUEST]);
 		break;
 	}
 	case LT_REC_MPI_COLL: {
-		uint32_t c = np >= 3 ? comm_of(cv, pl[0]) : UINT32_MAX;
+		uint32_t c =
+		    np > LT_W_MPI_COLL_RECEIVED ? comm_of(cv, pl[LT_W_MPI_COMM_ID]) : UINT32_MAX;
 		/* Right after its call's Enter: the call is the innermost open frame. */
 		if (c == UINT32_MAX || r->sub > LT_MPI_DESTROY_HANDLE || t->coll.open ||
 		    !t->depth || t->stack[t->depth - 1].fn != FN_MPI) {
@@ -155,8 +159,8 @@ void cv_mpi_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		t->coll.op = r->sub;
 		t->coll.comm = c;
 		t->coll.root = r->arg;
-		t->coll.sent = pl[1];
-		t->coll.received = pl[2];
+		t->coll.sent = pl[LT_W_MPI_COLL_SENT];
+		t->coll.received = pl[LT_W_MPI_COLL_RECEIVED];
 		CV_EMIT(cv, mpi_coll_begin, l, ns);
 		break;
 	}

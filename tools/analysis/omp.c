@@ -166,9 +166,9 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		   const struct lt_rec *r)
 {
 	struct cv *cv = ps->cv;
-	const uint64_t *pl = (const uint64_t *)(r + 1);
-	unsigned np = r->words - 2u, c = r->sub;
-	uint64_t p0 = np >= 1 ? pl[0] : 0, p1 = np >= 2 ? pl[1] : 0;
+	unsigned c = r->sub;
+	/* p0: the id, object or task; p1: the code address, size, address or bound (LT_W_OMP_*) */
+	uint64_t p0 = lt_rec_word(r, LT_W_OMP_OBJ), p1 = lt_rec_word(r, LT_W_OMP_CODE);
 	if (c >= LT_OMP_MAX && r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
 	    r->type != LT_REC_OMP_TASK_DEP) {
 		cv->stats.anomalies++;

@@ -127,9 +127,10 @@ void cv_sampler_record(struct pstate *ps, struct tstate *t, const struct lt_rec 
 		}
 		struct cv_loc *l = metric_loc(ps, m->node);
 		if (l)
-			CV_EMIT(cv, metric, l, cv_to_ns(ps, t, r->ts), ps->smetric[i] - 1, pl[0]);
+			CV_EMIT(cv, metric, l, cv_to_ns(ps, t, r->ts), ps->smetric[i] - 1,
+				pl[LT_W_METRIC_VALUE]);
 	} else if (r->type == LT_REC_CPU && np >= 1) {
-		struct tstate *o = cv_thread_by_index(ps, (uint32_t)pl[0]);
+		struct tstate *o = cv_thread_by_index(ps, (uint32_t)pl[LT_W_CPU_THREAD]);
 		if (o && o != t && o->loc != SIZE_MAX && !o->done && !o->ended)
 			cv_cpu_change(ps, o, cv_to_ns(ps, o, r->ts), r->arg, r->sub);
 	}

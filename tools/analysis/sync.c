@@ -127,8 +127,6 @@ void cv_call_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint6
 		    const struct lt_rec *r)
 {
 	struct cv *cv = ps->cv;
-	const uint64_t *pl = (const uint64_t *)(r + 1);
-	unsigned np = r->words - 2u;
 	switch (r->type) {
 	case LT_REC_CALL_ENTER: {
 		if (r->sub >= LT_FN_MAX) {
@@ -136,7 +134,7 @@ void cv_call_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint6
 			break;
 		}
 		uint32_t reg = cv_fn_region(cv, r->sub);
-		uint64_t obj = np >= 1 ? pl[0] : 0, obj2 = np >= 2 ? pl[1] : 0;
+		uint64_t obj = lt_rec_word(r, LT_W_CALL_OBJ), obj2 = lt_rec_word(r, LT_W_CALL_OBJ2);
 		if (cv_push(cv, t, reg, r->sub, obj, obj2))
 			break;
 		CV_EMIT(cv, enter, l, ns, reg);
@@ -164,7 +162,7 @@ void cv_call_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint6
 			break;
 		}
 		uint32_t reg = cv_fn_region(cv, r->sub);
-		uint64_t obj = np >= 1 ? pl[0] : 0;
+		uint64_t obj = lt_rec_word(r, LT_W_CALL_OBJ);
 		CV_EMIT(cv, enter, l, ns, reg);
 		if (r->arg == 0 && cv_is_lock_fn(r->sub))
 			cv_lock_event(ps, l, t, ns, 1, obj, CV_PARADIGM_PTHREAD);

@@ -252,9 +252,11 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 	unsigned np = r->words - 2u;
 	switch (r->type) {
 	case LT_REC_THREAD_BEGIN: {
-		uint64_t start = np >= 1 ? pl[0] : 0;
-		uint32_t parent = np >= 2 ? (uint32_t)(pl[1] >> 32) : LT_NO_THREAD;
-		uint32_t tid = np >= 2 ? (uint32_t)pl[1] : 0;
+		uint64_t start = lt_rec_word(r, LT_W_THREAD_BEGIN_START);
+		uint32_t parent = np > LT_W_THREAD_BEGIN_PARENT
+				      ? (uint32_t)(pl[LT_W_THREAD_BEGIN_PARENT] >> 32)
+				      : LT_NO_THREAD;
+		uint32_t tid = (uint32_t)lt_rec_word(r, LT_W_THREAD_BEGIN_PARENT);
 		if (parent != LT_NO_THREAD && t->created && !t->began) {
 			CV_EMIT(cv, thread_begin, l, ns, t->index, tid);
 			t->began = 1;
@@ -296,7 +298,10 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 	}
 	case LT_REC_THREAD_NAME: {
 		const char *name = rd_string(ps->p, r->arg);
-		struct tstate *named = np >= 1 ? cv_thread_by_index(ps, (uint32_t)pl[0]) : NULL;
+		struct tstate *named =
+		    np > LT_W_THREAD_NAME_THREAD
+			? cv_thread_by_index(ps, (uint32_t)pl[LT_W_THREAD_NAME_THREAD])
+			: NULL;
 		if (name && named) {
 			char buf[400];
 			snprintf(buf, sizeof(buf), "%s (thread %u)", name, named->index);

@@ -53,7 +53,7 @@ void cv_user_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint6
 			break;
 		}
 		CV_EMIT(cv, metric, l, ns, cv_metric_id(cv, name, r->sub == LT_VALUE_DOUBLE, "#"),
-			pl[0]);
+			pl[LT_W_COUNTER_VALUE]);
 		break;
 	}
 	default:
