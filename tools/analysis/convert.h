@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * convert.h - the converter's core: it reads every process of a trace directory, merges
- * each process's threads in time, gives the records their meaning (regions, thread
- * create/begin/end/wait, locks, counters, markers, losses) and hands normalised events to
- * an output backend through struct cv_ops.  Definitions (strings, regions, metrics,
- * processes, locations) live in one registry with dense ids, in first-use order, which a
- * backend writes after the events.
+ * convert.h - the analysis core (lt_analysis), shared by trace2otf2 and trace-report: it
+ * reads every process of a trace directory, merges each process's threads in time, gives
+ * the records their meaning (regions, thread create/begin/end/wait, locks, counters,
+ * markers, losses) and hands normalised events to an output backend through struct cv_ops.
+ * merge.c drives; each paradigm's records have their file (thread.c, sync.c, user.c,
+ * omp.c, kokkos.c, mpi.c, gpu.c, samplers.c, process.c); registry.c holds the definitions.
+ * Definitions (strings, regions, metrics, processes, locations) live in one registry with dense
+ * ids, in first-use order, which a backend writes after the events.
  *
  * Memory: the registry grows with definitions; per thread, a read window and a region
  * stack while the thread is live in the merge; never with the number of events, but for

@@ -289,6 +289,7 @@ void cv_gpu_leaks(struct pstate *ps);
 int64_t cv_host_offset(struct cv *cv, uint32_t host, int64_t real_minus_mono);
 uint32_t cv_host_index(struct cv *cv, const char *host);
 void cv_link_creators(struct cv *cv, const int *parent_pid);
+
 /* The records of one paradigm, on thread t's location l at time ns: thread.c, sync.c,
  * user.c, mpi.c, omp.c, kokkos.c, gpu.c. */
 void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,

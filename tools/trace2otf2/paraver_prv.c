@@ -80,7 +80,6 @@ static int cursor_fill(struct out *o, struct cursor *c, size_t cap)
 	return 0;
 }
 
-
 /* Decimal digits of v at p; returns the end.  (fprintf is most of the time otherwise.) */
 static char *put_u64(char *p, uint64_t v)
 {
