@@ -234,6 +234,130 @@ enum lt_rec_type {
 	LT_REC_TYPE_MAX
 };
 
+/*
+ * The record schema, for the tools.  LT_REC_LIST names every record type (LT_REC_<T>, printed
+ * as "<T>"); enum lt_rec_word names the payload words described above: LT_W_<T>_<WORD> is
+ * the index of p[i].  lt_rec_word() reads a word a short record does not have as 0.
+ */
+#define LT_REC_LIST(X)    \
+	X(THREAD_BEGIN)   \
+	X(THREAD_END)     \
+	X(THREAD_CREATE)  \
+	X(THREAD_WAIT)    \
+	X(THREAD_NAME)    \
+	X(CALL_ENTER)     \
+	X(CALL_LEAVE)     \
+	X(REGION_ENTER)   \
+	X(REGION_LEAVE)   \
+	X(MARKER)         \
+	X(COUNTER)        \
+	X(LOST)           \
+	X(CALL)           \
+	X(OMP_FORK)       \
+	X(OMP_JOIN)       \
+	X(OMP_TEAM_BEGIN) \
+	X(OMP_TEAM_END)   \
+	X(OMP_ENTER)      \
+	X(OMP_ACQUIRED)   \
+	X(OMP_LEAVE)      \
+	X(OMP_TASK_BEGIN) \
+	X(OMP_TASK_END)   \
+	X(OMP_TASK_DEP)   \
+	X(OMP_CHUNK)      \
+	X(KOKKOS_BEGIN)   \
+	X(KOKKOS_END)     \
+	X(KOKKOS_COPY)    \
+	X(KOKKOS_ALLOC)   \
+	X(KOKKOS_INFO)    \
+	X(METRIC)         \
+	X(CPU)            \
+	X(CALLSITE)       \
+	X(COUNTERS)       \
+	X(MPI_ENTER)      \
+	X(MPI_LEAVE)      \
+	X(MPI_P2P)        \
+	X(MPI_COLL)       \
+	X(MPI_COMM)       \
+	X(GPU_ENTER)      \
+	X(GPU_LEAVE)      \
+	X(GPU_ACTIVITY)
+
+enum lt_rec_word {
+	LT_W_THREAD_BEGIN_START = 0,  /* start routine address, 0: none */
+	LT_W_THREAD_BEGIN_PARENT = 1, /* parent thread index << 32 | tid */
+	LT_W_THREAD_NAME_THREAD = 0,
+	LT_W_CALL_OBJ = 0, /* CALL_ENTER and CALL */
+	LT_W_CALL_OBJ2 = 1,
+	LT_W_COUNTER_VALUE = 0,
+	LT_W_LOST_COUNT = 0,
+	LT_W_OMP_FORK_ID = 0, /* FORK and JOIN */
+	LT_W_OMP_FORK_CODE = 1,
+	LT_W_OMP_TEAM_ID = 0, /* TEAM_BEGIN and TEAM_END: the parallel id */
+	LT_W_OMP_TEAM_SIZE = 1,
+	LT_W_OMP_OBJ = 0, /* ENTER, ACQUIRED, LEAVE */
+	LT_W_OMP_CODE = 1,
+	LT_W_OMP_TASK_ID = 0, /* TASK_BEGIN, TASK_END, TASK_DEP */
+	LT_W_OMP_TASK_CODE = 1,
+	LT_W_OMP_TASK_DEP_ADDR = 1,
+	LT_W_OMP_CHUNK_FIRST = 0,
+	LT_W_OMP_CHUNK_END = 1,
+	LT_W_KOKKOS_BEGIN_ID = 0, /* device << 32 | id */
+	LT_W_KOKKOS_COPY_BYTES = 0,
+	LT_W_KOKKOS_COPY_SPACES = 1, /* destination << 32 | source */
+	LT_W_KOKKOS_COPY_LABELS = 2, /* destination << 32 | source */
+	LT_W_KOKKOS_COPY_DST = 3,
+	LT_W_KOKKOS_COPY_SRC = 4,
+	LT_W_KOKKOS_ALLOC_ADDR = 0,
+	LT_W_KOKKOS_ALLOC_BYTES = 1,
+	LT_W_KOKKOS_ALLOC_SPACE = 2,
+	LT_W_KOKKOS_INFO_ID = 0, /* section id or address */
+	LT_W_KOKKOS_INFO_FLAG = 1,
+	LT_W_METRIC_VALUE = 0,
+	LT_W_CPU_THREAD = 0,
+	LT_W_MPI_COMM_ID = 0, /* P2P, COLL, COMM: the communicator */
+	LT_W_MPI_P2P_TAG = 1,
+	LT_W_MPI_P2P_BYTES = 2,
+	LT_W_MPI_P2P_REQUEST = 3,
+	LT_W_MPI_COLL_SENT = 1,
+	LT_W_MPI_COLL_RECEIVED = 2,
+	LT_W_MPI_COMM_MEMBERS = 1, /* the first of the words of members */
+	LT_W_GPU_CORRELATION = 0,  /* GPU_ENTER; then by its op: */
+	LT_W_GPU_CALL_OBJ = 1,
+	LT_W_GPU_CALL_OBJ2 = 2,
+	LT_W_GPU_ALLOC_BYTES = 1,
+	LT_W_GPU_ALLOC_MEM = 2,
+	LT_W_GPU_FREE_ADDR = 1,
+	LT_W_GPU_FREE_MEM = 2,
+	LT_W_GPU_COPY_BYTES = 1,
+	LT_W_GPU_COPY_DST = 2,
+	LT_W_GPU_COPY_SRC = 3,
+	LT_W_GPU_COPY_KIND = 4,
+	LT_W_GPU_COPY_STREAM = 5,
+	LT_W_GPU_SET_BYTES = 1,
+	LT_W_GPU_SET_DST = 2,
+	LT_W_GPU_SET_VALUE = 3,
+	LT_W_GPU_SET_STREAM = 4,
+	LT_W_GPU_LAUNCH_DIMS = 1, /* 3 words: grid and block */
+	LT_W_GPU_LAUNCH_SHARED = 4,
+	LT_W_GPU_LAUNCH_STREAM = 5,
+	LT_W_GPU_LAUNCH_KERNEL = 6,
+	LT_W_GPU_SYNC_OBJ = 1,
+	LT_W_GPU_LEAVE_MADE = 0,
+	LT_W_GPU_ACT_START = 0,
+	LT_W_GPU_ACT_END = 1,
+	LT_W_GPU_ACT_CONTEXT = 2, /* device << 32 | context id */
+	LT_W_GPU_ACT_STREAM = 3,
+	LT_W_GPU_ACT_CORRELATION = 4,
+	LT_W_GPU_ACT_BYTES = 5, /* copies, sets */
+	LT_W_GPU_ACT_DIMS = 5,	/* kernels: 3 words, as LAUNCH's */
+};
+
+/* Payload word i of r, 0 when r is too short to have it. */
+static inline uint64_t lt_rec_word(const struct lt_rec *r, unsigned i)
+{
+	return i + 2u < r->words ? ((const uint64_t *)(r + 1))[i] : 0;
+}
+
 #define LT_MPI_COMM_WORLD 1u
 #define LT_MPI_COMM_SELF  2u
 #define LT_MPI_NO_RANK	  0xffffffffu
@@ -539,5 +663,43 @@ enum lt_omp_dep {
  *                                MPI_Init and MPI_Finalize; none on rank 0)
  */
 #define LT_META_MAGIC "libtrace-meta"
+
+/* The keys above, for the code that writes and reads them. */
+#define LT_META_PID	       "pid"
+#define LT_META_PPID	       "ppid"
+#define LT_META_HOST	       "host"
+#define LT_META_EXE	       "exe"
+#define LT_META_ARG	       "arg"
+#define LT_META_CLOCK	       "clock"
+#define LT_META_CLOCK_HZ       "clock_hz"
+#define LT_META_SYNC	       "sync"
+#define LT_META_CONFIG	       "config"
+#define LT_META_PARENT	       "parent"
+#define LT_META_MAP	       "map"
+#define LT_META_DLOPEN	       "dlopen"
+#define LT_META_STRING	       "string"
+#define LT_META_LOST	       "lost"
+#define LT_META_CHUNKS	       "chunks"
+#define LT_META_END	       "end"
+#define LT_META_OPENMP	       "openmp"
+#define LT_META_KOKKOS	       "kokkos"
+#define LT_META_KOKKOS_META    "kokkos_meta"
+#define LT_META_KOKKOS_FENCE   "kokkos_fence"
+#define LT_META_KOKKOS_END     "kokkos_end"
+#define LT_META_EXEC	       "exec"
+#define LT_META_METRIC	       "metric"
+#define LT_META_SAMPLER	       "sampler"
+#define LT_META_PAPI	       "papi"
+#define LT_META_PAPI_CODE      "papi_code"
+#define LT_META_PAPI_MODULES   "papi_modules"
+#define LT_META_CALLSITE_DEPTH "callsite_depth"
+#define LT_META_SAMPLER_OFF    "sampler_off"
+#define LT_META_MPI_RANK       "mpi_rank"
+#define LT_META_MPI_SIZE       "mpi_size"
+#define LT_META_MPI_LIBRARY    "mpi_library"
+#define LT_META_GPU	       "gpu"
+#define LT_META_GPU_OFF	       "gpu_off"
+#define LT_META_GPU_CLOCK      "gpu_clock"
+#define LT_META_MPI_CLOCK      "mpi_clock"
 
 #endif /* LIBTRACE_FORMAT_H */

@@ -48,11 +48,13 @@ same_behaviour() {
 }
 
 # The converter and its independent checks (python3-otf2 imports with Debian's python3).
-CONVERT=$BUILD/trace2otf2
+CONVERT=${CONVERT:-$BUILD/trace2otf2} # another build's: e2e.paraver-no-otf2
 OTF2CHECK="/usr/bin/python3 $SRC/tests/e2e/check_otf2.py"
 
 need_converter() {
-	[ -x "$CONVERT" ] || skip "trace2otf2 was not built (no OTF2: apt-get install libotf2-trace-dev)"
+	[ -x "$CONVERT" ] || skip "trace2otf2 was not built"
+	"$CONVERT" --help | grep -q '^  otf2 ' ||
+		skip "trace2otf2 was built without OTF2 (apt-get install libotf2-trace-dev)"
 	command -v otf2-print >/dev/null || skip "otf2-print missing (apt-get install otf2-tools)"
 	/usr/bin/python3 -c 'import otf2' 2>/dev/null || skip "python3-otf2 missing (apt-get install python3-otf2)"
 }

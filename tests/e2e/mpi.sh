@@ -48,12 +48,17 @@ for abi in openmpi mpich; do
 	"$DUMP" "$T" >"$WORK/$abi.dump" || fail "$abi: trace-dump failed"
 	python3 "$SRC/tests/e2e/check_mpi.py" "$T" "$WORK/$abi.dump" "$WORK/$abi.out" 4 ||
 		fail "$abi: trace against ground truth"
+	"$BUILD/trace-report" "$T" >"$WORK/$abi.report" || fail "$abi: trace-report failed"
+	grep -q '^  processes  4, threads [0-9]*, ranks 4$' "$WORK/$abi.report" ||
+		fail "$abi: trace-report: $(grep processes "$WORK/$abi.report"), want 4 ranks"
 	# The archive: one location group "MPI Rank N" per rank, each MPI call an MPI-paradigm
 	# region (as many Enters per rank as the raw trace has MPI_ENTER records); its
 	# messages and collectives equal the program's counts, every send is matched to its
 	# receive through the communicators' groups; Paraver's communications too.
 	if [ -x "$CONVERT" ] && command -v otf2-print >/dev/null && /usr/bin/python3 -c 'import otf2' 2>/dev/null; then
 		converted "$T" "$WORK/$abi.otf2"
+		"$BUILD/trace-report" -q "$WORK/$abi.otf2" | grep -q '^  processes  4, threads [0-9]*, ranks 4$' ||
+			fail "$abi: trace-report of the archive does not count 4 ranks"
 		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.otf2/traces.otf2" \
 			--dump "$WORK/$abi.dump" --trace "$T" --truth "$WORK/$abi.out" ||
 			fail "$abi: archive"

@@ -46,49 +46,13 @@ static void cutf(rd_warn_fn warn, void *ctx, struct rd_process *p, const char *f
 		warn(ctx, msg);
 }
 
-static const char *const rec_names[LT_REC_TYPE_MAX] = {
-    [LT_REC_THREAD_BEGIN] = "THREAD_BEGIN",
-    [LT_REC_THREAD_END] = "THREAD_END",
-    [LT_REC_THREAD_CREATE] = "THREAD_CREATE",
-    [LT_REC_THREAD_WAIT] = "THREAD_WAIT",
-    [LT_REC_THREAD_NAME] = "THREAD_NAME",
-    [LT_REC_CALL_ENTER] = "CALL_ENTER",
-    [LT_REC_CALL_LEAVE] = "CALL_LEAVE",
-    [LT_REC_REGION_ENTER] = "REGION_ENTER",
-    [LT_REC_REGION_LEAVE] = "REGION_LEAVE",
-    [LT_REC_MARKER] = "MARKER",
-    [LT_REC_COUNTER] = "COUNTER",
-    [LT_REC_LOST] = "LOST",
-    [LT_REC_CALL] = "CALL",
-    [LT_REC_OMP_FORK] = "OMP_FORK",
-    [LT_REC_OMP_JOIN] = "OMP_JOIN",
-    [LT_REC_OMP_TEAM_BEGIN] = "OMP_TEAM_BEGIN",
-    [LT_REC_OMP_TEAM_END] = "OMP_TEAM_END",
-    [LT_REC_OMP_ENTER] = "OMP_ENTER",
-    [LT_REC_OMP_ACQUIRED] = "OMP_ACQUIRED",
-    [LT_REC_OMP_LEAVE] = "OMP_LEAVE",
-    [LT_REC_OMP_TASK_BEGIN] = "OMP_TASK_BEGIN",
-    [LT_REC_OMP_TASK_END] = "OMP_TASK_END",
-    [LT_REC_OMP_TASK_DEP] = "OMP_TASK_DEP",
-    [LT_REC_OMP_CHUNK] = "OMP_CHUNK",
-    [LT_REC_KOKKOS_BEGIN] = "KOKKOS_BEGIN",
-    [LT_REC_KOKKOS_END] = "KOKKOS_END",
-    [LT_REC_KOKKOS_COPY] = "KOKKOS_COPY",
-    [LT_REC_KOKKOS_ALLOC] = "KOKKOS_ALLOC",
-    [LT_REC_KOKKOS_INFO] = "KOKKOS_INFO",
-    [LT_REC_METRIC] = "METRIC",
-    [LT_REC_CPU] = "CPU",
-    [LT_REC_CALLSITE] = "CALLSITE",
-    [LT_REC_COUNTERS] = "COUNTERS",
-    [LT_REC_MPI_ENTER] = "MPI_ENTER",
-    [LT_REC_MPI_LEAVE] = "MPI_LEAVE",
-    [LT_REC_MPI_P2P] = "MPI_P2P",
-    [LT_REC_MPI_COLL] = "MPI_COLL",
-    [LT_REC_MPI_COMM] = "MPI_COMM",
-    [LT_REC_GPU_ENTER] = "GPU_ENTER",
-    [LT_REC_GPU_LEAVE] = "GPU_LEAVE",
-    [LT_REC_GPU_ACTIVITY] = "GPU_ACTIVITY",
-};
+#define REC_NAME(t) [LT_REC_##t] = #t,
+static const char *const rec_names[LT_REC_TYPE_MAX] = {LT_REC_LIST(REC_NAME)};
+#undef REC_NAME
+#define REC_COUNT(t) +1
+/* Every type has a name: the list and enum lt_rec_type agree (types 0 and 1 are unused). */
+_Static_assert(0 LT_REC_LIST(REC_COUNT) == LT_REC_TYPE_MAX - 2, "LT_REC_LIST misses a type");
+#undef REC_COUNT
 
 static const char *const omp_names[] = {
 #define OMP_ROW(name, text) text,
@@ -332,22 +296,22 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				break;
 			continue;
 		}
-		if (!strcmp(line, "pid")) {
+		if (!strcmp(line, LT_META_PID)) {
 			p->pid = atoi(val);
-		} else if (!strcmp(line, "ppid")) {
+		} else if (!strcmp(line, LT_META_PPID)) {
 			p->ppid = atoi(val);
-		} else if (!strcmp(line, "mpi_rank") || !strcmp(line, "mpi_size")) {
+		} else if (!strcmp(line, LT_META_MPI_RANK) || !strcmp(line, LT_META_MPI_SIZE)) {
 			/* Ranks and sizes up to 2^24, as communicators (the converter's bound) */
 			long v = strtol(val, NULL, 10);
 			if (v < 0 || v > (1l << 24)) {
 				warnf(warn, ctx, p, "%s:%d: bad %s line", path, lineno, line);
 				continue;
 			}
-			if (line[4] == 'r')
+			if (!strcmp(line, LT_META_MPI_RANK))
 				p->mpi_rank = (int)v + 1;
 			else
 				p->mpi_size = (int)v;
-		} else if (!strcmp(line, "mpi_clock")) {
+		} else if (!strcmp(line, LT_META_MPI_CLOCK)) {
 			long long l, o, r;
 			size_t n = p->nmpi_clock;
 			const long long big = 1ll << 60; /* 36 years of ns: no overflow below */
@@ -361,12 +325,12 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				n--; /* keep the first and the last */
 			p->mpi_clock[n] = (struct rd_mpi_clock){l, o, r};
 			p->nmpi_clock = n + 1;
-		} else if (!strcmp(line, "host")) {
+		} else if (!strcmp(line, LT_META_HOST)) {
 			unescape(val);
 			snprintf(p->host, sizeof(p->host), "%s", val);
-		} else if (!strcmp(line, "openmp")) {
+		} else if (!strcmp(line, LT_META_OPENMP)) {
 			p->ompt = !strncmp(val, "ompt", 4);
-		} else if (!strcmp(line, "papi")) {
+		} else if (!strcmp(line, LT_META_PAPI)) {
 			char *name = strchr(val, ' ');
 			unsigned i = (unsigned)atoi(val);
 			if (name && i < 16 && !p->papi[i]) {
@@ -375,26 +339,26 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				if (p->papi[i] && i >= p->npapi)
 					p->npapi = i + 1;
 			}
-		} else if (!strcmp(line, "papi_code")) {
+		} else if (!strcmp(line, LT_META_PAPI_CODE)) {
 			char *code = strchr(val, ' ');
 			unsigned i = (unsigned)atoi(val);
 			if (code && i < 16)
 				p->papi_code[i] = (uint32_t)strtoul(code + 1, NULL, 0);
-		} else if (!strcmp(line, "exe")) {
+		} else if (!strcmp(line, LT_META_EXE)) {
 			unescape(val);
 			snprintf(p->exe, sizeof(p->exe), "%s", val);
-		} else if (!strcmp(line, "arg")) {
+		} else if (!strcmp(line, LT_META_ARG)) {
 			unescape(val);
 			char **a = realloc(p->args, (p->nargs + 1) * sizeof(*a));
 			if (a) {
 				p->args = a;
 				p->args[p->nargs++] = strdup(val);
 			}
-		} else if (!strcmp(line, "clock")) {
+		} else if (!strcmp(line, LT_META_CLOCK)) {
 			p->clock_tsc = !strcmp(val, "tsc");
-		} else if (!strcmp(line, "clock_hz")) {
+		} else if (!strcmp(line, LT_META_CLOCK_HZ)) {
 			p->clock_hz = atof(val);
-		} else if (!strcmp(line, "sync")) {
+		} else if (!strcmp(line, LT_META_SYNC)) {
 			struct rd_sync s;
 			unsigned long long a, b, c;
 			if (sscanf(val, "%llu %llu %llu", &a, &b, &c) != 3) {
@@ -409,9 +373,9 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->syncs = n;
 				p->syncs[p->nsyncs++] = s;
 			}
-		} else if (!strcmp(line, "parent")) {
+		} else if (!strcmp(line, LT_META_PARENT)) {
 			sscanf(val, "%d %u", &p->parent_pid, &p->parent_thread);
-		} else if (!strcmp(line, "map")) {
+		} else if (!strcmp(line, LT_META_MAP)) {
 			unsigned long long lo, hi, off;
 			int at = 0;
 			if (sscanf(val, "%llx %llx %llx %n", &lo, &hi, &off, &at) != 3 || !at)
@@ -423,7 +387,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->maps[p->nmaps++] =
 				    (struct rd_map){lo, hi, off, strdup(val + at)};
 			}
-		} else if (!strcmp(line, "string")) {
+		} else if (!strcmp(line, LT_META_STRING)) {
 			unsigned id;
 			int at = 0;
 			if (sscanf(val, "%u %n", &id, &at) != 1 || !at) {
@@ -432,7 +396,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 			unescape(val + at);
 			define_string(p, id, val + at);
-		} else if (!strcmp(line, "chunks")) {
+		} else if (!strcmp(line, LT_META_CHUNKS)) {
 			struct rd_written w;
 			unsigned long long n;
 			if (sscanf(val, "%u %llu", &w.thread, &n) != 2) {
@@ -445,7 +409,7 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->written = a;
 				p->written[p->nwritten++] = w;
 			}
-		} else if (!strcmp(line, "lost")) {
+		} else if (!strcmp(line, LT_META_LOST)) {
 			struct rd_lost l;
 			unsigned long long count;
 			if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3) {
@@ -458,13 +422,13 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->lost = a;
 				p->lost[p->nlost++] = l;
 			}
-		} else if (!strcmp(line, "kokkos")) {
+		} else if (!strcmp(line, LT_META_KOKKOS)) {
 			p->kokkos_version = strtoull(val, NULL, 10);
-		} else if (!strcmp(line, "kokkos_end")) {
+		} else if (!strcmp(line, LT_META_KOKKOS_END)) {
 			p->kokkos_end_ticks = strtoull(val, NULL, 10);
-		} else if (!strcmp(line, "sampler")) {
+		} else if (!strcmp(line, LT_META_SAMPLER)) {
 			p->sampler_thread = (uint32_t)strtoul(val, NULL, 10);
-		} else if (!strcmp(line, "metric")) {
+		} else if (!strcmp(line, LT_META_METRIC)) {
 			struct rd_metric m = {0};
 			char scope[16], mode[16];
 			int at = 0;
@@ -484,19 +448,19 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			} else if (a) {
 				p->metrics = a;
 			}
-		} else if (!strcmp(line, "sampler_off")) {
+		} else if (!strcmp(line, LT_META_SAMPLER_OFF)) {
 			add_pair(&p->sampler_off, &p->nsampler_off, val);
-		} else if (!strcmp(line, "gpu_off")) {
+		} else if (!strcmp(line, LT_META_GPU_OFF)) {
 			add_pair(&p->gpu_off, &p->ngpu_off, val);
-		} else if (!strcmp(line, "kokkos_meta")) {
+		} else if (!strcmp(line, LT_META_KOKKOS_META)) {
 			add_pair(&p->kokkos_meta, &p->nkokkos_meta, val);
-		} else if (!strcmp(line, "gpu") || !strcmp(line, "gpu_clock")) {
+		} else if (!strcmp(line, LT_META_GPU)) {
 			unescape(val);
-			if (line[3])
-				snprintf(p->gpu_clock, sizeof(p->gpu_clock), "%s", val);
-			else
-				snprintf(p->gpu, sizeof(p->gpu), "%s", val);
-		} else if (!strcmp(line, "end") || !strcmp(line, "exec")) {
+			snprintf(p->gpu, sizeof(p->gpu), "%s", val);
+		} else if (!strcmp(line, LT_META_GPU_CLOCK)) {
+			unescape(val);
+			snprintf(p->gpu_clock, sizeof(p->gpu_clock), "%s", val);
+		} else if (!strcmp(line, LT_META_END) || !strcmp(line, LT_META_EXEC)) {
 			p->ended = 1;
 			p->end_ticks = strtoull(val, NULL, 10);
 		}

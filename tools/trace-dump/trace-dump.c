@@ -131,42 +131,48 @@ static void print_gpu_enter(struct dump *d, const struct rd_process *p, const st
 	memcpy(w, pl, (npl < 7 ? npl : 7) * sizeof(*w));
 	fprintf(d->out, " %s %s ", rd_gpu_api_name(LT_GPU_API(r->sub)), rd_gpu_op_name(op));
 	print_id(d->out, p, r->arg);
-	fprintf(d->out, " corr=%llu", (unsigned long long)w[0]);
+	fprintf(d->out, " corr=%llu", (unsigned long long)w[LT_W_GPU_CORRELATION]);
 	switch (op) {
 	case LT_GPU_OP_ALLOC:
-		fprintf(d->out, " bytes=%llu mem=\"%s\"", (unsigned long long)w[1],
-			rd_gpu_mem_name((unsigned)w[2]));
+		fprintf(d->out, " bytes=%llu mem=\"%s\"",
+			(unsigned long long)w[LT_W_GPU_ALLOC_BYTES],
+			rd_gpu_mem_name((unsigned)w[LT_W_GPU_ALLOC_MEM]));
 		break;
 	case LT_GPU_OP_FREE:
-		fprintf(d->out, " ptr=0x%llx mem=\"%s\"", (unsigned long long)w[1],
-			rd_gpu_mem_name((unsigned)w[2]));
+		fprintf(d->out, " ptr=0x%llx mem=\"%s\"", (unsigned long long)w[LT_W_GPU_FREE_ADDR],
+			rd_gpu_mem_name((unsigned)w[LT_W_GPU_FREE_MEM]));
 		break;
 	case LT_GPU_OP_COPY:
 		fprintf(d->out, " bytes=%llu dst=0x%llx src=0x%llx kind=%s stream=0x%llx",
-			(unsigned long long)w[1], (unsigned long long)w[2],
-			(unsigned long long)w[3], rd_gpu_copy_name((unsigned)w[4]),
-			(unsigned long long)w[5]);
+			(unsigned long long)w[LT_W_GPU_COPY_BYTES],
+			(unsigned long long)w[LT_W_GPU_COPY_DST],
+			(unsigned long long)w[LT_W_GPU_COPY_SRC],
+			rd_gpu_copy_name((unsigned)w[LT_W_GPU_COPY_KIND]),
+			(unsigned long long)w[LT_W_GPU_COPY_STREAM]);
 		break;
 	case LT_GPU_OP_SET:
 		fprintf(d->out, " bytes=%llu dst=0x%llx value=%llu stream=0x%llx",
-			(unsigned long long)w[1], (unsigned long long)w[2],
-			(unsigned long long)w[3], (unsigned long long)w[4]);
+			(unsigned long long)w[LT_W_GPU_SET_BYTES],
+			(unsigned long long)w[LT_W_GPU_SET_DST],
+			(unsigned long long)w[LT_W_GPU_SET_VALUE],
+			(unsigned long long)w[LT_W_GPU_SET_STREAM]);
 		break;
 	case LT_GPU_OP_LAUNCH:
-		print_dims(d->out, &w[1]);
-		fprintf(d->out, " shared=%llu stream=0x%llx kernel=", (unsigned long long)w[4],
-			(unsigned long long)w[5]);
-		if (w[6])
-			print_id(d->out, p, (uint32_t)w[6]);
+		print_dims(d->out, &w[LT_W_GPU_LAUNCH_DIMS]);
+		fprintf(d->out, " shared=%llu stream=0x%llx kernel=",
+			(unsigned long long)w[LT_W_GPU_LAUNCH_SHARED],
+			(unsigned long long)w[LT_W_GPU_LAUNCH_STREAM]);
+		if (w[LT_W_GPU_LAUNCH_KERNEL])
+			print_id(d->out, p, (uint32_t)w[LT_W_GPU_LAUNCH_KERNEL]);
 		else
 			fputs("?", d->out);
 		break;
 	case LT_GPU_OP_SYNC:
-		fprintf(d->out, " on=0x%llx", (unsigned long long)w[1]);
+		fprintf(d->out, " on=0x%llx", (unsigned long long)w[LT_W_GPU_SYNC_OBJ]);
 		break;
 	default:
-		fprintf(d->out, " obj=0x%llx obj2=0x%llx", (unsigned long long)w[1],
-			(unsigned long long)w[2]);
+		fprintf(d->out, " obj=0x%llx obj2=0x%llx", (unsigned long long)w[LT_W_GPU_CALL_OBJ],
+			(unsigned long long)w[LT_W_GPU_CALL_OBJ2]);
 	}
 }
 
@@ -186,13 +192,16 @@ static void print_gpu_activity(struct dump *d, const struct rd_process *p, const
 	}
 	fprintf(d->out,
 		" device=%u context=%u stream=%llu corr=%llu start=%lld end=%lld duration=%lld",
-		(unsigned)(w[2] >> 32), (unsigned)w[2], (unsigned long long)w[3],
-		(unsigned long long)w[4], (long long)(w[0] - d->base_ns),
-		(long long)(w[1] - d->base_ns), (long long)(w[1] - w[0]));
+		(unsigned)(w[LT_W_GPU_ACT_CONTEXT] >> 32), (unsigned)w[LT_W_GPU_ACT_CONTEXT],
+		(unsigned long long)w[LT_W_GPU_ACT_STREAM],
+		(unsigned long long)w[LT_W_GPU_ACT_CORRELATION],
+		(long long)(w[LT_W_GPU_ACT_START] - d->base_ns),
+		(long long)(w[LT_W_GPU_ACT_END] - d->base_ns),
+		(long long)(w[LT_W_GPU_ACT_END] - w[LT_W_GPU_ACT_START]));
 	if (r->sub == LT_GPU_ACT_KERNEL)
-		print_dims(d->out, &w[5]);
+		print_dims(d->out, &w[LT_W_GPU_ACT_BYTES]);
 	else if (r->sub != LT_GPU_ACT_SYNC)
-		fprintf(d->out, " bytes=%llu", (unsigned long long)w[5]);
+		fprintf(d->out, " bytes=%llu", (unsigned long long)w[LT_W_GPU_ACT_BYTES]);
 }
 
 static int print_record(void *ctx, const struct rd_process *p, const struct rd_thread *th,
@@ -208,8 +217,10 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 	case LT_REC_THREAD_BEGIN:
 		fprintf(d->out, " thread=%u", r->arg);
 		if (npl >= 2)
-			fprintf(d->out, " start=0x%llx parent=%d tid=%u", (unsigned long long)pl[0],
-				(int)(uint32_t)(pl[1] >> 32), (unsigned)(pl[1] & 0xffffffffu));
+			fprintf(d->out, " start=0x%llx parent=%d tid=%u",
+				(unsigned long long)pl[LT_W_THREAD_BEGIN_START],
+				(int)(uint32_t)(pl[LT_W_THREAD_BEGIN_PARENT] >> 32),
+				(unsigned)(pl[LT_W_THREAD_BEGIN_PARENT] & 0xffffffffu));
 		break;
 	case LT_REC_THREAD_END:
 	case LT_REC_THREAD_CREATE:
@@ -217,7 +228,8 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		fprintf(d->out, " thread=%u", r->arg);
 		break;
 	case LT_REC_THREAD_NAME:
-		fprintf(d->out, " thread=%llu name=", npl ? (unsigned long long)pl[0] : 0ull);
+		fprintf(d->out, " thread=%llu name=",
+			npl ? (unsigned long long)pl[LT_W_THREAD_NAME_THREAD] : 0ull);
 		print_id(d->out, p, r->arg);
 		break;
 	case LT_REC_CALL_ENTER:
@@ -226,18 +238,19 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		if (npl >= 1) {
 			switch (rd_fn_object(r->sub)) {
 			case LT_OBJ_THREAD:
-				fprintf(d->out, " thread=%d", (int)(uint32_t)pl[0]);
+				fprintf(d->out, " thread=%d", (int)(uint32_t)pl[LT_W_CALL_OBJ]);
 				break;
 			case LT_OBJ_STRING:
 				fputs(" path=", d->out);
-				print_id(d->out, p, (uint32_t)pl[0]);
+				print_id(d->out, p, (uint32_t)pl[LT_W_CALL_OBJ]);
 				break;
 			default:
-				fprintf(d->out, " obj=0x%llx", (unsigned long long)pl[0]);
+				fprintf(d->out, " obj=0x%llx",
+					(unsigned long long)pl[LT_W_CALL_OBJ]);
 			}
 		}
 		if (npl >= 2)
-			fprintf(d->out, " obj2=0x%llx", (unsigned long long)pl[1]);
+			fprintf(d->out, " obj2=0x%llx", (unsigned long long)pl[LT_W_CALL_OBJ2]);
 		if (r->type == LT_REC_CALL)
 			fprintf(d->out, " ret=%d", (int32_t)r->arg);
 		break;
@@ -259,13 +272,13 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 				memcpy(&v, pl, sizeof(v));
 				fprintf(d->out, " value=%.17g", v);
 			} else {
-				fprintf(d->out, " value=%lld", (long long)pl[0]);
+				fprintf(d->out, " value=%lld", (long long)pl[LT_W_COUNTER_VALUE]);
 			}
 		}
 		break;
 	case LT_REC_LOST:
 		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
-			npl ? (unsigned long long)pl[0] : 0ull);
+			npl ? (unsigned long long)pl[LT_W_LOST_COUNT] : 0ull);
 		break;
 	case LT_REC_KOKKOS_BEGIN:
 	case LT_REC_KOKKOS_END:
@@ -277,29 +290,32 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		if (r->type == LT_REC_KOKKOS_END)
 			fprintf(d->out, " id=%u", r->arg);
 		else if (npl >= 1)
-			fprintf(d->out, " id=%u device=0x%08x", (unsigned)pl[0],
-				(unsigned)(pl[0] >> 32));
+			fprintf(d->out, " id=%u device=0x%08x", (unsigned)pl[LT_W_KOKKOS_BEGIN_ID],
+				(unsigned)(pl[LT_W_KOKKOS_BEGIN_ID] >> 32));
 		break;
 	case LT_REC_KOKKOS_COPY:
 		if (npl >= 5) {
-			fprintf(d->out, " bytes=%llu dst=", (unsigned long long)pl[0]);
-			print_id(d->out, p, (uint32_t)(pl[1] >> 32));
+			fprintf(d->out,
+				" bytes=%llu dst=", (unsigned long long)pl[LT_W_KOKKOS_COPY_BYTES]);
+			print_id(d->out, p, (uint32_t)(pl[LT_W_KOKKOS_COPY_SPACES] >> 32));
 			fputc(':', d->out);
-			print_id(d->out, p, (uint32_t)(pl[2] >> 32));
-			fprintf(d->out, ":0x%llx src=", (unsigned long long)pl[3]);
-			print_id(d->out, p, (uint32_t)pl[1]);
+			print_id(d->out, p, (uint32_t)(pl[LT_W_KOKKOS_COPY_LABELS] >> 32));
+			fprintf(d->out,
+				":0x%llx src=", (unsigned long long)pl[LT_W_KOKKOS_COPY_DST]);
+			print_id(d->out, p, (uint32_t)pl[LT_W_KOKKOS_COPY_SPACES]);
 			fputc(':', d->out);
-			print_id(d->out, p, (uint32_t)pl[2]);
-			fprintf(d->out, ":0x%llx", (unsigned long long)pl[4]);
+			print_id(d->out, p, (uint32_t)pl[LT_W_KOKKOS_COPY_LABELS]);
+			fprintf(d->out, ":0x%llx", (unsigned long long)pl[LT_W_KOKKOS_COPY_SRC]);
 		}
 		break;
 	case LT_REC_KOKKOS_ALLOC:
 		fputs(r->sub ? " free " : " alloc ", d->out);
 		print_id(d->out, p, r->arg);
 		if (npl >= 3) {
-			fprintf(d->out, " ptr=0x%llx bytes=%llu space=", (unsigned long long)pl[0],
-				(unsigned long long)pl[1]);
-			print_id(d->out, p, (uint32_t)pl[2]);
+			fprintf(d->out, " ptr=0x%llx bytes=%llu space=",
+				(unsigned long long)pl[LT_W_KOKKOS_ALLOC_ADDR],
+				(unsigned long long)pl[LT_W_KOKKOS_ALLOC_BYTES]);
+			print_id(d->out, p, (uint32_t)pl[LT_W_KOKKOS_ALLOC_SPACE]);
 		}
 		break;
 	case LT_REC_KOKKOS_INFO:
@@ -337,24 +353,28 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		fprintf(d->out, " %s peer=%d", r->sub < 7 ? kinds[r->sub] : "?", (int)r->arg);
 		if (npl >= 4)
 			fprintf(d->out, " comm=0x%llx tag=%lld bytes=%llu request=%llu",
-				(unsigned long long)pl[0], (long long)pl[1],
-				(unsigned long long)pl[2], (unsigned long long)pl[3]);
+				(unsigned long long)pl[LT_W_MPI_COMM_ID],
+				(long long)pl[LT_W_MPI_P2P_TAG],
+				(unsigned long long)pl[LT_W_MPI_P2P_BYTES],
+				(unsigned long long)pl[LT_W_MPI_P2P_REQUEST]);
 		break;
 	}
 	case LT_REC_MPI_COLL:
 		fprintf(d->out, " op=%u root=%d", r->sub, (int)r->arg);
 		if (npl >= 3)
 			fprintf(d->out, " comm=0x%llx sent=%llu received=%llu",
-				(unsigned long long)pl[0], (unsigned long long)pl[1],
-				(unsigned long long)pl[2]);
+				(unsigned long long)pl[LT_W_MPI_COMM_ID],
+				(unsigned long long)pl[LT_W_MPI_COLL_SENT],
+				(unsigned long long)pl[LT_W_MPI_COLL_RECEIVED]);
 		break;
 	case LT_REC_MPI_COMM:
 		fprintf(d->out, " size=%u first=%u", r->arg, r->sub);
 		if (npl >= 1)
-			fprintf(d->out, " comm=0x%llx ranks=", (unsigned long long)pl[0]);
-		for (unsigned i = 1; i < npl; i++)
-			fprintf(d->out, "%s%u,%u", i > 1 ? "," : "", (unsigned)pl[i],
-				(unsigned)(pl[i] >> 32));
+			fprintf(d->out,
+				" comm=0x%llx ranks=", (unsigned long long)pl[LT_W_MPI_COMM_ID]);
+		for (unsigned i = LT_W_MPI_COMM_MEMBERS; i < npl; i++)
+			fprintf(d->out, "%s%u,%u", i > LT_W_MPI_COMM_MEMBERS ? "," : "",
+				(unsigned)pl[i], (unsigned)(pl[i] >> 32));
 		break;
 	case LT_REC_GPU_ENTER:
 		print_gpu_enter(d, p, r, pl, npl);
@@ -363,7 +383,8 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		fprintf(d->out, " %s %s rc=%d", rd_gpu_api_name(LT_GPU_API(r->sub)),
 			rd_gpu_op_name(LT_GPU_OP(r->sub)), (int32_t)r->arg);
 		if (npl >= 1)
-			fprintf(d->out, " made=0x%llx", (unsigned long long)pl[0]);
+			fprintf(d->out, " made=0x%llx",
+				(unsigned long long)pl[LT_W_GPU_LEAVE_MADE]);
 		break;
 	case LT_REC_GPU_ACTIVITY:
 		print_gpu_activity(d, p, r, pl, npl);

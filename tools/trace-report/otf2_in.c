@@ -213,6 +213,7 @@ struct in {
 	int clock;
 	size_t nprocs;		    /* groups that are processes: groups[0 .. nprocs) */
 	size_t nthreads;	    /* locations that are threads */
+	uint64_t mpi_ranks;	    /* MPI's COMM_WORLD locations that exist (ranks traced) */
 	uint64_t first_ns, last_ns; /* of the events */
 	int seen;
 	uint64_t unclosed, truncated, lost;
@@ -332,6 +333,23 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_LocationGroupRef self, OTF2_St
 			   .creator = creator,
 			   .accelerator = type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR};
 	return refs_add(&in->grefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
+}
+
+/* MPI's COMM_LOCATIONS group holds every COMM_WORLD rank's main thread, undefined for a rank
+ * whose trace is missing: the others are the ranks traced. */
+static OTF2_CallbackCode def_comm_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
+					OTF2_GroupType type, OTF2_Paradigm paradigm,
+					OTF2_GroupFlag flags, uint32_t nmembers,
+					const uint64_t *members)
+{
+	struct in *in = ud;
+	(void)self, (void)name, (void)flags;
+	if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS || paradigm != OTF2_PARADIGM_MPI)
+		return OTF2_CALLBACK_SUCCESS;
+	in->mpi_ranks = 0;
+	for (uint32_t i = 0; i < nmembers; i++)
+		in->mpi_ranks += members[i] != OTF2_UNDEFINED_LOCATION;
+	return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
@@ -813,6 +831,7 @@ static int read_definitions(struct in *in, char *err, size_t errlen)
 	OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
 	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, def_node);
 	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_group);
+	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_comm_group);
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
@@ -1156,7 +1175,7 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 	}
 	m->processes = in->nprocs;
 	m->threads = in->nthreads;
-	m->ranks = 1;
+	m->ranks = in->mpi_ranks ? in->mpi_ranks : 1;
 	m->start_unix_ns = in->clock && in->realtime != OTF2_UNDEFINED_TIMESTAMP ? in->realtime : 0;
 	m->start = acc_iso_date(m->start_unix_ns);
 	if (in->clock && in->length) /* trace2otf2: last - first + 1 */

@@ -203,6 +203,19 @@ static const struct cv_ops profile_ops = {
     .finish = finish,
 };
 
+/* The MPI ranks the trace holds (a rank that exec'ed is one); a run without MPI is one. */
+static uint64_t mpi_ranks(const struct cv *cv)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < cv->nprocs; i++) {
+		int r = cv->procs[i].mpi_rank, seen = 0;
+		for (size_t j = 0; j < i && !seen && r >= 0; j++)
+			seen = cv->procs[j].mpi_rank == r;
+		n += r >= 0 && !seen;
+	}
+	return n ? n : 1;
+}
+
 /* ---- the run ---- */
 
 int rp_region_cmp_key(const struct rp_region *a, const struct rp_region *b)
@@ -461,7 +474,7 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 			goto out;
 	m->processes = cv->stats.processes;
 	m->threads = cv->stats.threads;
-	m->ranks = 1;
+	m->ranks = mpi_ranks(cv);
 	m->start_unix_ns = first->real_ns;
 	m->start = acc_iso_date(first->real_ns);
 	m->duration_ns = cv->stats.last_ns - cv->stats.first_ns;

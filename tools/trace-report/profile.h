@@ -66,7 +66,7 @@ struct rp_meta {
 	char *host; /* of the first process */
 	char **hosts;
 	size_t nhosts;
-	uint64_t processes, threads, ranks; /* ranks: 1 until MPI is traced */
+	uint64_t processes, threads, ranks; /* ranks: the MPI ranks traced, 1 without MPI */
 	uint64_t start_unix_ns;		    /* CLOCK_REALTIME at the first process's start */
 	char *start;			    /* the same, ISO 8601 UTC */
 	uint64_t duration_ns;		    /* first to last event of the run */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert.h"
+#include "backends.h"
 
 enum {
 	EXIT_OK = 0,
@@ -24,18 +24,7 @@ enum {
 	EXIT_OUTPUT = 4,
 };
 
-static const char usage[] =
-    "usage: trace2otf2 [options] TRACE_DIR\n"
-    "\n"
-    "Converts a libtrace trace directory (or one process directory <host>.<pid> in it)\n"
-    "into an OTF2 archive for Vampir: OUT/traces.otf2 and the files beside it; or, with\n"
-    "--format=paraver, into a Paraver trace OUT.prv, OUT.pcf and OUT.row.\n"
-    "\n"
-    "  -f, --format FORMAT  otf2 (default) or paraver\n"
-    "  -o, --output OUT     otf2: the archive directory to create (default:\n"
-    "                       TRACE_DIR.otf2), which must not exist yet; paraver: the\n"
-    "                       name of the three files (default: TRACE_DIR, a trailing\n"
-    "                       .prv is dropped), which must not exist yet\n"
+static const char usage_tail[] =
     "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
     "      --progress       draw the progress bar even when stderr is not a terminal\n"
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
@@ -67,17 +56,30 @@ static const char usage[] =
     "     printed with file and offset\n"
     "  4  the output could not be written (exists, not writable, disk full)\n";
 
-/* The output backends. */
-static const struct backend {
-	const char *name;
-	const struct cv_ops *ops;
-	int (*open)(struct cv *cv, const char *out, char *err, size_t errlen);
-	const char *(*error)(struct cv *cv);
-	void (*free)(struct cv *cv);
-} backends[] = {
-    {"otf2", &cv_otf2_ops, cv_otf2_open, cv_otf2_error, cv_otf2_free},
-    {"paraver", &cv_prv_ops, cv_prv_open, cv_prv_error, cv_prv_free},
-};
+/* The text of --help; the formats come from the backend table. */
+static void usage(FILE *f)
+{
+	char names[256];
+	const struct cv_backend *const *b = cv_backend_list();
+	cv_backend_names(names, sizeof(names));
+	fputs("usage: trace2otf2 [options] TRACE_DIR\n"
+	      "\n"
+	      "Converts a libtrace trace directory (or one process directory <host>.<pid> in it)\n"
+	      "into one of these formats (--format):\n",
+	      f);
+	for (size_t i = 0; b[i]; i++)
+		fprintf(f, "  %-9s%s%s\n", b[i]->name, b[i]->description, i ? "" : " (default)");
+	fprintf(f,
+		"\n"
+		"  -f, --format FORMAT  %s\n"
+		"  -o, --output OUT     a directory format: the directory to create (default:\n"
+		"                       TRACE_DIR.EXT), which must not exist yet; a format of\n"
+		"                       files: the name of the files (default: TRACE_DIR; a\n"
+		"                       trailing first extension is dropped), none of which may\n"
+		"                       exist yet\n",
+		names);
+	fputs(usage_tail, f);
+}
 
 struct warnings {
 	unsigned shown, dropped;
@@ -147,14 +149,12 @@ static int create_directory(const char *out)
 	return 0;
 }
 
-static const char *const prv_exts[] = {".prv", ".pcf", ".row"};
-
-/* NAME.prv, .pcf and .row, none of which may exist; created empty (O_EXCL). */
-static int create_paraver_names(const char *name)
+/* NAME + each of exts, none of which may exist; created empty (O_EXCL). */
+static int create_files(const char *name, const char *const *exts)
 {
 	char path[PATH_MAX + 16];
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s%s", name, prv_exts[i]);
+	for (int i = 0; exts[i]; i++) {
+		snprintf(path, sizeof(path), "%s%s", name, exts[i]);
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			int e = errno;
@@ -167,7 +167,7 @@ static int create_paraver_names(const char *name)
 				fprintf(stderr, "trace2otf2: %s: cannot create it: %s\n", path,
 					strerror(e));
 			for (int j = 0; j < i; j++) {
-				snprintf(path, sizeof(path), "%s%s", name, prv_exts[j]);
+				snprintf(path, sizeof(path), "%s%s", name, exts[j]);
 				unlink(path);
 			}
 			return -1;
@@ -177,15 +177,15 @@ static int create_paraver_names(const char *name)
 	return 0;
 }
 
-static void remove_output(const char *out, int paraver)
+static void remove_output(const char *out, const struct cv_backend *be)
 {
-	if (!paraver) {
+	if (be->output == CV_OUTPUT_DIRECTORY) {
 		rmdir(out);
 		return;
 	}
 	char path[PATH_MAX + 16];
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s%s", out, prv_exts[i]);
+	for (int i = 0; be->exts[i]; i++) {
+		snprintf(path, sizeof(path), "%s%s", out, be->exts[i]);
 		unlink(path);
 	}
 }
@@ -261,19 +261,15 @@ int main(int argc, char **argv)
 	umask(077);
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
 	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
-	const struct backend *be = &backends[0];
+	const struct cv_backend *be = cv_backend_list()[0];
 	while ((c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			be = NULL;
-			for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-				if (!strcmp(optarg, backends[i].name))
-					be = &backends[i];
-			if (!be) {
-				fprintf(
-				    stderr,
-				    "trace2otf2: --format %s: unknown format (otf2 or paraver)\n",
-				    optarg);
+			if (!(be = cv_backend_find(optarg))) {
+				char names[256];
+				cv_backend_names(names, sizeof(names));
+				fprintf(stderr, "trace2otf2: --format %s: unknown format (%s)\n",
+					optarg, names);
 				return EXIT_USAGE;
 			}
 			break;
@@ -296,15 +292,15 @@ int main(int argc, char **argv)
 			no_clock_align = 1;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			usage(stdout);
 			return EXIT_OK;
 		default:
-			fputs(usage, stderr);
+			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	char in[PATH_MAX];
@@ -366,22 +362,22 @@ int main(int argc, char **argv)
 	free(starts);
 
 	char outbuf[PATH_MAX + 8];
-	int paraver = be->ops == &cv_prv_ops;
-	if (paraver && core_view) {
+	int files = be->output == CV_OUTPUT_FILES;
+	if (core_view && !(be->needs & CV_NEEDS_CORE_VIEW)) {
 		fprintf(stderr, "trace2otf2: --core-view is for OTF2 archives (Vampir)\n");
 		free_list(dirs, ndirs);
 		return EXIT_USAGE;
 	}
 	if (!out) {
-		snprintf(outbuf, sizeof(outbuf), "%s%s", in, paraver ? "" : ".otf2");
+		snprintf(outbuf, sizeof(outbuf), "%s%s", in, files ? "" : be->exts[0]);
 		out = outbuf;
-	} else if (paraver) {
-		size_t n = strlen(out);
+	} else if (files) {
+		size_t n = strlen(out), e = strlen(be->exts[0]);
 		snprintf(outbuf, sizeof(outbuf), "%.*s",
-			 (int)(n > 4 && !strcmp(out + n - 4, ".prv") ? n - 4 : n), out);
+			 (int)(n > e && !strcmp(out + n - e, be->exts[0]) ? n - e : n), out);
 		out = outbuf;
 	}
-	if (paraver ? create_paraver_names(out) : create_directory(out)) {
+	if (files ? create_files(out, be->exts) : create_directory(out)) {
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
@@ -391,14 +387,15 @@ int main(int argc, char **argv)
 	cv.progress = progress && !quiet;
 	cv.core_view = core_view;
 	cv.no_clock_align = no_clock_align;
+	const struct sym_line_ops *lines = NULL;
 #ifdef LIBTRACE_HAVE_BFD
-	cv.syms = sym_table_new(&sym_bfd_ops, debug_dir);
-#else
-	cv.syms = sym_table_new(NULL, debug_dir);
+	if (be->needs & CV_NEEDS_SOURCE_LINES)
+		lines = &sym_bfd_ops;
 #endif
+	cv.syms = sym_table_new(lines, debug_dir);
 	if (!cv.syms || be->open(&cv, out, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", cv.syms ? err : "out of memory");
-		remove_output(out, paraver);
+		remove_output(out, be);
 		sym_table_free(cv.syms);
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
@@ -409,14 +406,14 @@ int main(int argc, char **argv)
 	int status = EXIT_OK;
 	if (rc != 0) {
 		const char *why = be->error(&cv);
-		fprintf(stderr, "trace2otf2: %s: writing the %s failed%s%s\n", out,
-			paraver ? "Paraver trace" : "archive", why ? ": " : "", why ? why : "");
+		fprintf(stderr, "trace2otf2: %s: writing the %s failed%s%s\n", out, be->what,
+			why ? ": " : "", why ? why : "");
 		status = EXIT_OUTPUT;
 	} else if (cv.stats.processes == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
 		status = EXIT_UNREADABLE;
-		if (paraver) /* a Paraver trace of nothing is not one */
-			remove_output(out, paraver);
+		if (files) /* a Paraver trace of nothing is not one */
+			remove_output(out, be);
 	} else if (cv.stats.damaged || cv.stats.unreadable || unreadable) {
 		status = EXIT_DAMAGED;
 	}
@@ -428,7 +425,7 @@ int main(int argc, char **argv)
 			(unsigned long long)cv.stats.processes, cv.stats.processes == 1 ? "" : "es",
 			(unsigned long long)cv.stats.threads, cv.stats.threads == 1 ? "" : "s",
 			(unsigned long long)cv.stats.events, (unsigned long long)cv.stats.records,
-			span, out, paraver ? ".prv (.pcf, .row)" : "/traces.otf2");
+			span, out, be->written);
 		if (cv.stats.lost)
 			fprintf(stderr, "; %llu events were lost while tracing (see the markers)",
 				(unsigned long long)cv.stats.lost);

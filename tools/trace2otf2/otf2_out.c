@@ -199,7 +199,7 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
 	return code;
 }
 
-int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
+static int otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 {
 	struct out *o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -1187,7 +1187,7 @@ static int finish(struct cv *cv)
 	return rc;
 }
 
-const char *cv_otf2_error(struct cv *cv)
+static const char *otf2_error(struct cv *cv)
 {
 	struct out *o = cv->out;
 	static char buf[256];
@@ -1197,14 +1197,14 @@ const char *cv_otf2_error(struct cv *cv)
 	return buf;
 }
 
-void cv_otf2_free(struct cv *cv)
+static void otf2_free(struct cv *cv)
 {
 	OTF2_Error_RegisterCallback(NULL, NULL);
 	free(cv->out);
 	cv->out = NULL;
 }
 
-const struct cv_ops cv_otf2_ops = {
+static const struct cv_ops otf2_ops = {
     .name = "otf2",
     .location_begin = location_begin,
     .location_end = location_end,
@@ -1230,4 +1230,20 @@ const struct cv_ops cv_otf2_ops = {
     .leave_attrs = leave_attrs,
     .gpu_activity = gpu_activity,
     .finish = finish,
+};
+
+static const char *const otf2_exts[] = {".otf2", NULL};
+
+const struct cv_backend cv_otf2_backend = {
+    .name = "otf2",
+    .description = "an OTF2 archive for Vampir: OUT/traces.otf2 and the files beside it",
+    .output = CV_OUTPUT_DIRECTORY,
+    .exts = otf2_exts,
+    .written = "/traces.otf2",
+    .what = "archive",
+    .needs = CV_NEEDS_SOURCE_LINES | CV_NEEDS_CORE_VIEW,
+    .ops = &otf2_ops,
+    .open = otf2_open,
+    .error = otf2_error,
+    .free = otf2_free,
 };

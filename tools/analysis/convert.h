@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * convert.h - the converter's core: it reads every process of a trace directory, merges
- * each process's threads in time, gives the records their meaning (regions, thread
- * create/begin/end/wait, locks, counters, markers, losses) and hands normalised events to
- * an output backend through struct cv_ops.  Definitions (strings, regions, metrics,
- * processes, locations) live in one registry with dense ids, in first-use order, which a
- * backend writes after the events.
+ * convert.h - the analysis core (lt_analysis), shared by trace2otf2 and trace-report: it
+ * reads every process of a trace directory, merges each process's threads in time, gives
+ * the records their meaning (regions, thread create/begin/end/wait, locks, counters,
+ * markers, losses) and hands normalised events to an output backend through struct cv_ops.
+ * merge.c drives; each paradigm's records have their file (thread.c, sync.c, user.c,
+ * omp.c, kokkos.c, mpi.c, gpu.c, samplers.c, process.c); registry.c holds the definitions.
+ * Definitions (strings, regions, metrics, processes, locations) live in one registry with dense
+ * ids, in first-use order, which a backend writes after the events.
  *
  * Memory: the registry grows with definitions; per thread, a read window and a region
  * stack while the thread is live in the merge; never with the number of events, but for
@@ -257,7 +259,8 @@ struct cv_stats {
 
 struct cv;
 
-/* An output backend.  Times are ns on the trace's common timeline, never decreasing per
+/* An output backend's callbacks.  Each is optional: NULL says the backend is not interested
+ * (the core checks).  Times are ns on the trace's common timeline, never decreasing per
  * location.  Returns of int functions: 0, or -1 on an output error (conversion stops). */
 struct cv_ops {
 	const char *name;
@@ -279,7 +282,7 @@ struct cv_ops {
 	void (*thread_join)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	void (*team_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
 	void (*team_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
-	/* An Enter with attributes (a task's id, a Kokkos kernel's device...). */
+	/* An Enter with attributes (a task's id, a Kokkos kernel's device...); NULL: enter(). */
 	void (*enter_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			    const struct cv_attr *attrs, unsigned nattrs);
 	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);
@@ -288,7 +291,7 @@ struct cv_ops {
 	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t,
 			      const struct rd_process *p);
 	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);
-	/* MPI, optional (NULL: ignored).  comm: index into cv.comms; peer: a rank of it
+	/* MPI.  comm: index into cv.comms; peer: a rank of it
 	 * (LT_MPI_NO_RANK: unknown); kind: enum lt_mpi_p2p (format.h); request: the
 	 * process's id of a non-blocking request.  A collective: begin right after the Enter
 	 * of its call, end right before its Leave (op: enum lt_mpi_coll, root: a rank of comm
@@ -298,7 +301,7 @@ struct cv_ops {
 	void (*mpi_coll_begin)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	void (*mpi_coll_end)(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op,
 			     uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
-	/* GPU, optional.  A Leave with attributes (a GPU call's result); NULL: leave() is
+	/* GPU.  A Leave with attributes (a GPU call's result); NULL: leave() is
 	 * called.  An operation of a stream location, its start and end at once (the
 	 * converter hands each stream's operations over in time order); NULL: GPU streams
 	 * are left out. */
@@ -426,16 +429,37 @@ void cv_papi_seen(struct cv *cv, struct cv_loc *l);
 int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx);
 void cv_free(struct cv *cv);
 
-extern const struct cv_ops cv_otf2_ops;
-/* Creates the OTF2 backend state writing archive "traces" in dir (which exists, empty). */
-int cv_otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen);
-const char *cv_otf2_error(struct cv *cv); /* what failed, or NULL */
-void cv_otf2_free(struct cv *cv);
+/* What an output backend writes: a directory it fills, or files NAME<ext> for each of its
+ * extensions. */
+enum cv_output_kind {
+	CV_OUTPUT_DIRECTORY,
+	CV_OUTPUT_FILES,
+};
 
-extern const struct cv_ops cv_prv_ops;
-/* Creates the Paraver backend state writing NAME.prv, NAME.pcf and NAME.row. */
-int cv_prv_open(struct cv *cv, const char *name, char *err, size_t errlen);
-const char *cv_prv_error(struct cv *cv); /* what failed, or NULL */
-void cv_prv_free(struct cv *cv);
+/* What a backend needs of the core beyond the events. */
+#define CV_NEEDS_SOURCE_LINES 0x1u /* file and line of code addresses (libbfd, when built) */
+#define CV_NEEDS_CORE_VIEW    0x2u /* it can show --core-view's per-core locations */
+
+/*
+ * An output format as the converter offers it: one of these per backend, listed once in
+ * the converter's backend table (tools/trace2otf2/backends.c).
+ */
+struct cv_backend {
+	const char *name;	 /* --format NAME */
+	const char *description; /* for --help: what it is for */
+	enum cv_output_kind output;
+	/* DIRECTORY: the default output is TRACE_DIR + exts[0]; FILES: NAME + each of exts
+	 * (-o NAME may carry exts[0], which is dropped).  NULL-terminated. */
+	const char *const *exts;
+	const char *written; /* what the summary says it wrote, after the output's name */
+	const char *what;    /* what it writes, for errors: "archive" */
+	unsigned needs;	     /* CV_NEEDS_* */
+	const struct cv_ops *ops;
+	/* Creates the backend's state in cv->out for output `out` (the directory, created
+	 * empty, or NAME, whose files exist empty).  Returns 0, or -1 with err set. */
+	int (*open)(struct cv *cv, const char *out, char *err, size_t errlen);
+	const char *(*error)(struct cv *cv); /* what failed, or NULL */
+	void (*free)(struct cv *cv);
+};
 
 #endif /* LIBTRACE_CONVERT_H */

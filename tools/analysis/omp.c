@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * omp.c - OpenMP: constructs as regions, teams, fork/join, tasks and their dependences.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static enum cv_role omp_role(unsigned c)
+{
+	switch (c) {
+	case LT_OMP_parallel:
+	case LT_OMP_teams:
+		return CV_ROLE_PARALLEL;
+	case LT_OMP_loop:
+	case LT_OMP_taskloop:
+		return CV_ROLE_LOOP;
+	case LT_OMP_sections:
+		return CV_ROLE_SECTIONS;
+	case LT_OMP_single:
+		return CV_ROLE_SINGLE;
+	case LT_OMP_barrier:
+		return CV_ROLE_BARRIER;
+	case LT_OMP_implicit_barrier:
+		return CV_ROLE_IMPLICIT_BARRIER;
+	case LT_OMP_taskwait:
+	case LT_OMP_taskgroup:
+		return CV_ROLE_TASK_WAIT;
+	case LT_OMP_critical:
+		return CV_ROLE_CRITICAL;
+	case LT_OMP_atomic:
+		return CV_ROLE_ATOMIC;
+	case LT_OMP_ordered:
+		return CV_ROLE_ORDERED;
+	case LT_OMP_task_create:
+		return CV_ROLE_TASK_CREATE;
+	case LT_OMP_task:
+		return CV_ROLE_TASK;
+	case LT_OMP_masked:
+		return CV_ROLE_MASTER;
+	case LT_OMP_workshare:
+		return CV_ROLE_WORKSHARE;
+	}
+	return CV_ROLE_WRAPPER; /* the lock API, taskyield, cancel */
+}
+
+/*
+ * The region of OpenMP construct c.  Parallel regions and tasks are named after their code
+ * as Score-P does: "!$omp parallel @file.c:42" (the outlined function's line, or the call
+ * site's for an OMPT return address), "!$omp parallel <function>" without line numbers.
+ */
+static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c, uint64_t addr,
+			   int return_address)
+{
+	const char *what = rd_omp_name(c);
+	struct cv_region r = {0, 0, CV_NO_STRING, 0, omp_role(c), CV_PARADIGM_OPENMP, 0};
+	if (!addr) {
+		r.name = r.canonical = cv_string(cv, what);
+		return cv_region_id(cv, 'O', what, &r);
+	}
+	struct sym_result s;
+	cv_resolve_code(cv, p, return_address ? addr - 1 : addr, &s);
+	char name[2048];
+	if (s.file && s.line) {
+		const char *base = strrchr(s.file, '/');
+		snprintf(name, sizeof(name), "%s @%s:%u", what, base ? base + 1 : s.file, s.line);
+	} else {
+		snprintf(name, sizeof(name), "%s %s", what, s.function);
+	}
+	r.name = cv_string(cv, name);
+	r.canonical = cv_string(cv, s.symbol ? s.symbol : s.function);
+	r.file = s.file ? cv_string(cv, s.file) : CV_NO_STRING;
+	r.line = s.line;
+	return cv_region_id(cv, 'O', name, &r);
+}
+
+/* The team thread `forker` of process `process` forks at nesting level `level` with `size`
+ * threads; loc joins it. */
+static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32_t level,
+			uint32_t size, uint32_t loc)
+{
+	char key[80];
+	snprintf(key, sizeof(key), "%u:%u:%u:%u", process, forker, level, size);
+	if (!cv->team_map && !(cv->team_map = calloc(1, sizeof(*cv->team_map))))
+		return 0;
+	uint32_t id = cv->nteams;
+	uint32_t *v = cv_strmap_get(cv->team_map, key, &id);
+	if (!v)
+		return 0;
+	if (*v == id && id == cv->nteams) {
+		if (cv->nteams == cv->teams_cap) {
+			struct cv_team *a = cv_grow(cv->teams, &cv->teams_cap, sizeof(*a));
+			if (!a)
+				return 0;
+			cv->teams = a;
+		}
+		cv->teams[cv->nteams++] =
+		    (struct cv_team){process, forker, size, NULL, 0, 0, cv->ncomm_refs++};
+	}
+	struct cv_team *tm = &cv->teams[*v];
+	for (uint32_t i = 0; i < tm->nmembers; i++)
+		if (tm->members[i] == loc)
+			return *v;
+	if (tm->nmembers == tm->cap) {
+		uint32_t *a = cv_grow(tm->members, &tm->cap, sizeof(*a));
+		if (!a)
+			return *v;
+		tm->members = a;
+	}
+	tm->members[tm->nmembers++] = loc;
+	return *v;
+}
+
+static int omp_lock_kind(unsigned c)
+{
+	return c == LT_OMP_set_lock || c == LT_OMP_set_nest_lock;
+}
+
+/* Enters OpenMP region `reg` (construct c) on t; for tasks with the task's attributes. */
+static int omp_enter(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64_t ns,
+		     uint32_t reg, unsigned c, uint64_t obj, uint64_t obj2)
+{
+	struct cv *cv = ps->cv;
+	if (cv_push(cv, t, reg, FN_OMP(c), obj, obj2))
+		return -1;
+	if ((c == LT_OMP_task || c == LT_OMP_task_create) && obj) {
+		uint64_t *dep = cv_idmap_get(&ps->depends, obj, 0);
+		struct cv_attr a[] = {{CV_ATTR_TASK_ID, obj},
+				      {CV_ATTR_TASK_DEPENDS, dep && *dep ? *dep - 1 : 0}};
+		cv_enter_attrs(cv, l, ns, reg, a, dep && *dep ? 2 : 1);
+	} else {
+		CV_EMIT(cv, enter, l, ns, reg);
+	}
+	return 0;
+}
+
+/* A task's dependence on address addr: it waits for the address's last writer. */
+static void omp_dependence(struct pstate *ps, uint64_t task, uint64_t addr, unsigned kind)
+{
+	uint64_t *w = cv_idmap_get(&ps->writers, addr, kind != LT_OMP_DEP_IN);
+	uint64_t pred = w ? *w : 0;
+	if (kind != LT_OMP_DEP_IN && w)
+		*w = task;
+	if (!pred || pred == task)
+		return;
+	uint64_t *d = cv_idmap_get(&ps->depends, task, 1);
+	if (!d)
+		return;
+	char list[1024];
+	const char *old = *d ? ps->cv->strings[*d - 1] : NULL;
+	if (old && strlen(old) > sizeof(list) - 32)
+		return; /* a long list: the first edges are kept */
+	snprintf(list, sizeof(list), "%s%s%" PRIu64, old ? old : "", old ? "," : "", pred);
+	*d = cv_string(ps->cv, list) + 1;
+}
+
+void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		   const struct lt_rec *r)
+{
+	struct cv *cv = ps->cv;
+	unsigned c = r->sub;
+	/* p0: the id, object or task; p1: the code address, size, address or bound (LT_W_OMP_*) */
+	uint64_t p0 = lt_rec_word(r, LT_W_OMP_OBJ), p1 = lt_rec_word(r, LT_W_OMP_CODE);
+	if (c >= LT_OMP_MAX && r->type != LT_REC_OMP_TASK_BEGIN && r->type != LT_REC_OMP_TASK_END &&
+	    r->type != LT_REC_OMP_TASK_DEP) {
+		cv->stats.anomalies++;
+		return;
+	}
+	int ompt = 0; /* code addresses from OMPT are return addresses */
+	switch (r->type) {
+	case LT_REC_OMP_FORK: {
+		uint64_t *a = cv_idmap_get(&ps->pars, p0, 1);
+		if (a)
+			*a = p1;
+		uint64_t level = 1; /* teams forked inside teams are teams of their own */
+		for (uint32_t i = 0; i < t->depth; i++)
+			level += t->stack[i].fn == FN_OMP(LT_OMP_parallel);
+		uint64_t *lv = cv_idmap_get(&ps->levels, p0, 1);
+		if (lv)
+			*lv = level;
+		CV_EMIT(cv, thread_fork, l, ns, r->arg);
+		break;
+	}
+	case LT_REC_OMP_JOIN:
+		cv_idmap_del(&ps->pars, p0);
+		cv_idmap_del(&ps->levels, p0);
+		CV_EMIT(cv, thread_join, l, ns);
+		break;
+	case LT_REC_OMP_TEAM_BEGIN: {
+		uint64_t *a = cv_idmap_get(&ps->pars, p0, 0);
+		uint64_t addr = a ? *a : 0;
+		/* A GOMP fork names the outlined function; OMPT gives the call site. */
+		ompt = ps->p->ompt;
+		uint64_t *lv = cv_idmap_get(&ps->levels, p0, 0);
+		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), lv ? (uint32_t)*lv : 0,
+					(uint32_t)p1, (uint32_t)(l - cv->locs));
+		CV_EMIT(cv, team_begin, l, ns, team);
+		uint32_t reg = omp_region(cv, ps->p, LT_OMP_parallel, addr, ompt);
+		if (omp_enter(ps, l, t, ns, reg, LT_OMP_parallel, p0, team))
+			CV_EMIT(cv, team_end, l, ns, team);
+		break;
+	}
+	case LT_REC_OMP_TEAM_END: {
+		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_parallel), 0);
+		if (f) {
+			CV_EMIT(cv, leave, l, ns, f->region, 0);
+			CV_EMIT(cv, team_end, l, ns, (uint32_t)f->obj2);
+		}
+		break;
+	}
+	case LT_REC_OMP_ENTER: {
+		uint64_t addr = c == LT_OMP_task_create ? p1 : 0;
+		if (c == LT_OMP_task_create && p0) {
+			uint64_t *a = cv_idmap_get(&ps->tasks, p0, 1);
+			if (a)
+				*a = p1;
+		}
+		uint32_t reg = omp_region(cv, ps->p, c, addr, ps->p->ompt);
+		omp_enter(ps, l, t, ns, reg, c, p0, 0);
+		break;
+	}
+	case LT_REC_OMP_ACQUIRED:
+		if (p0)
+			cv_lock_event(ps, l, t, ns, 1, p0, CV_PARADIGM_OPENMP);
+		if (omp_lock_kind(c)) { /* the set call returns holding the lock */
+			struct frame *f = t->depth ? &t->stack[t->depth - 1] : NULL;
+			if (f && f->fn == FN_OMP(c)) {
+				t->depth--;
+				CV_EMIT(cv, leave, l, ns, f->region, 0);
+			}
+		}
+		break;
+	case LT_REC_OMP_LEAVE: {
+		if (c == LT_OMP_unset_lock || c == LT_OMP_unset_nest_lock) {
+			uint32_t reg = omp_region(cv, ps->p, c, 0, 0);
+			CV_EMIT(cv, enter, l, ns, reg);
+			if (p0)
+				cv_lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
+			CV_EMIT(cv, leave, l, ns, reg, 0);
+			break;
+		}
+		if (p0 && (c == LT_OMP_critical || c == LT_OMP_atomic || c == LT_OMP_ordered))
+			cv_lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
+		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(c), 0);
+		if (f)
+			CV_EMIT(cv, leave, l, ns, f->region, 0);
+		break;
+	}
+	case LT_REC_OMP_TASK_BEGIN: {
+		uint64_t addr = p1;
+		ompt = 0;
+		if (!addr) { /* OMPT: the creation's call site */
+			uint64_t *a = cv_idmap_get(&ps->tasks, p0, 0);
+			addr = a ? *a : 0;
+			ompt = 1;
+		}
+		uint32_t reg = omp_region(cv, ps->p, LT_OMP_task, addr, ompt);
+		omp_enter(ps, l, t, ns, reg, LT_OMP_task, p0, 0);
+		break;
+	}
+	case LT_REC_OMP_TASK_END: {
+		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_task), 0);
+		if (f)
+			CV_EMIT(cv, leave, l, ns, f->region, 0);
+		if (!(r->arg & LT_OMP_F_SWITCH)) {
+			cv_idmap_del(&ps->tasks, p0);
+			cv_idmap_del(&ps->depends, p0);
+		}
+		break;
+	}
+	case LT_REC_OMP_TASK_DEP:
+		omp_dependence(ps, p0, p1, r->arg);
+		break;
+	case LT_REC_OMP_CHUNK:
+		break; /* chunks are in the trace (trace-dump); no OTF2 record fits them */
+	}
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * paraver.h - what the files of the Paraver backend share (paraver_out.c: the events;
+ * paraver_prv.c, paraver_pcf.c, paraver_row.c: the three files).
+ */
+#ifndef LIBTRACE_PARAVER_H
+#define LIBTRACE_PARAVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "convert.h"
+
+#define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 48 MB */
+#define READ_RECORDS 4096u	/* per run while merging */
+
+/* Extrae's states (src/merger/paraver/labels.h), the ones we write and their colours. */
+enum {
+	ST_IDLE = 0,
+	ST_RUNNING = 1,
+	ST_NOT_CREATED = 2,
+	ST_WAIT_MESSAGE = 3,
+	ST_BLOCKING_SEND = 4,
+	ST_SYNC = 5,
+	ST_TEST_PROBE = 6,
+	ST_FORK_JOIN = 7,
+	ST_WAIT_ALL = 8,
+	ST_BLOCKED = 9,
+	ST_GROUP_COMM = 13,
+	ST_OTHERS = 15,
+	ST_MEMORY_TRANSFER = 17,
+	ST_OVERHEAD = 24,
+	ST_ALLOC = 30,
+	ST_FREE = 31,
+	ST_INHERIT = 255, /* a frame that keeps the state below it */
+};
+
+/* Event types. */
+#define TY_APPLICATION	40000001u
+#define TY_OMP_PARALLEL 60000001u
+#define TY_PTHREAD	61000000u
+#define TY_GPU_OP	63100000u /* a stream's operation: Extrae's numbers of the calls */
+#define TY_GPU_BYTES	63000001u /* bytes of a stream's copy or set */
+#define TY_GPU_BLOCKS	63000011u /* a kernel's blocks per grid */
+#define TY_GPU_THREADS	63000012u /* a kernel's threads per block */
+#define TY_METRIC	64000000u /* + metric id */
+#define TY_MARKER	69000010u /* + CV_MARK_* */
+#define TY_ATTR		69100000u /* + CV_ATTR_* of integer attributes */
+#define TY_PAPI_SET	41999999u /* the set of counters read: PAPI set id + 1 */
+#define TY_PAPI_PRESET	42000000u /* + (code & 0xffff): a PAPI preset, as a delta */
+#define TY_PAPI_NATIVE	44000000u /* + a hash of the name: a native event, as a delta */
+#define TY_CALLER	70000000u /* + depth: the calling function (string id + 1) */
+#define TY_CALLER_LINE	80000000u /* + depth: the calling line (label string id + 1) */
+#define MAX_CALLER	32u	  /* depths shown (LIBTRACE_CALLSITE_DEPTH's limit) */
+
+/* Region kinds that become one event type each, valued by region id + 1. */
+enum kind {
+	K_USER,
+	K_THREAD_FN,
+	K_OMP_OUTLINED,
+	K_OMP_WORKSHARE,
+	K_OMP_SYNC,
+	K_OMP_LOCK,
+	K_OMP_TASK,
+	K_OMP_TASK_CREATE,
+	K_OMP_TASK_WAIT,
+	K_OMP_OTHER,
+	K_KOKKOS_KERNEL,
+	K_KOKKOS_REGION,
+	K_KOKKOS_FENCE,
+	K_KOKKOS_SECTION,
+	K_KOKKOS_COPY,
+	K_KOKKOS_MEMORY,
+	K_PROCESS,
+	K_MPI,
+	K_CUDA,	      /* a CUDA API call: valued by Extrae's numbers where it has one */
+	K_HIP,	      /* a HIP API call: the same numbers */
+	K_GPU_KERNEL, /* a kernel on its stream */
+	K_GPU_DEVICE, /* a copy or set on its stream: valued by its Extrae number */
+	K_PTHREAD,    /* valued by Extrae's pthread call numbers instead */
+	K_COUNT
+};
+#define GPU_VALUE_OTHER 1000
+
+/* A stream's operations (63100000), as Extrae numbers them. */
+#define GPU_OP_KERNEL 1
+#define GPU_OP_COPY   3
+#define GPU_OP_SET    34
+
+#define TAG_GPU 3 /* communications from a GPU call to its device operation */
+
+enum { REC_STATE = 1, REC_EVENT = 2, REC_COMM = 3 };
+
+/* One record, before sorting.  State: [time, a) in state b.  Event: type b, value a.
+ * Communication: from (loc, time) to (b, a), tag c, size `size`. */
+struct rec {
+	uint64_t time, a, seq, size;
+	uint32_t loc, b;
+	uint32_t kind, c;
+};
+
+/* Half of an MPI message: who (COMM_WORLD ranks), in what order, when and where. */
+struct msg {
+	uint64_t comm;	     /* communicator id */
+	uint32_t from, to;   /* COMM_WORLD ranks */
+	uint32_t tag, loc;   /* loc: the sender's or receiver's location */
+	uint64_t order;	     /* send: its call's start; receive: when it was posted */
+	uint64_t time, size; /* send: its call's start; receive: its completion */
+};
+
+struct frame {
+	uint32_t type;	/* event type written at its Enter, 0: none */
+	uint8_t state;	/* ST_*, or ST_INHERIT */
+	uint8_t par;	/* the master's frame of a parallel region it forked */
+	uint64_t value; /* event value */
+	uint64_t task;	/* an OpenMP task's id, 0: none */
+};
+
+struct ploc {
+	struct frame *stack;
+	uint32_t depth, cap;
+	uint8_t base;	/* the state outside every region */
+	uint8_t cur;	/* the state written since `since` */
+	uint64_t since; /* when cur began */
+	uint64_t first; /* the first and last event times */
+	uint64_t last;
+	uint32_t forking; /* OpenMP forks in progress (the team's master) */
+	int fork_pending; /* forked, its parallel region not entered yet */
+	int begun, ended;
+	uint32_t papi;		/* PAPI set id + 1 of papi_last, 0: no reading yet */
+	uint64_t papi_last[16]; /* the last reading: events are deltas since it */
+	uint64_t mpi_enter;	/* when its innermost MPI call began */
+};
+
+/* A half of a communication waiting for the other: key -> (loc, time). */
+struct pending {
+	uint64_t key, time;
+	uint32_t loc;
+	uint8_t used, half, done; /* half: 1 the send side is here, 2 the receive side */
+};
+
+struct pmap {
+	struct pending *slot;
+	size_t cap, n;
+};
+
+/* A value of a marker or string attribute type: string sid + 1. */
+struct label {
+	uint32_t type, sid;
+};
+
+struct out {
+	char *name; /* NAME of NAME.prv */
+	struct ploc *locs;
+	size_t nlocs;
+	struct rec *run;
+	size_t nrun;
+	uint64_t seq;
+	FILE *scratch; /* the sorted runs spilled so far, one after the other */
+	size_t nruns;
+	uint64_t records;  /* written to scratch */
+	uint32_t *regions; /* per region: kind + 1 and, for pthread calls, the value (0: none) */
+	uint32_t nregions;
+	struct pmap creates;   /* thread create/begin halves: key (process << 32) | thread */
+	struct pmap tasks;     /* finished OpenMP tasks: key (process << 40) ^ task id */
+	struct pmap label_set; /* (type << 32) | string id of the labelled values below */
+	struct label *labels;
+	size_t nlabels, labels_cap;
+	uint32_t *scl_line; /* per call site: its line label's string id + 1 */
+	uint32_t nscl_line;
+	uint32_t (*papi_types)[16]; /* per PAPI set: the event type of each member */
+	uint32_t npapi_types;
+	uint32_t max_caller;	   /* the deepest caller level written */
+	struct msg *sends, *recvs; /* MPI message halves, matched at the end */
+	size_t nsends, nrecvs, sends_cap, recvs_cap;
+	struct pmap irecvs;  /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
+	struct pmap isends;  /* MPI_Isend: the same key -> its send half's index + 1 (time) */
+	uint64_t attrs_used; /* bit CV_ATTR_*: events of that attribute were written */
+	char error[4096 + 300];
+};
+
+/* Paraver numbering: task of each process (1-based; 0: a process without threads). */
+struct numbering {
+	uint32_t *task;
+	uint32_t ntasks;
+	size_t nthreads;
+};
+
+struct writer {
+	FILE *f;
+	const struct cv *cv;
+	const struct numbering *n;
+	uint64_t t0;
+	int open_event; /* an event line is open for (ev_time, ev_loc) */
+	uint64_t ev_time;
+	uint32_t ev_loc;
+	uint32_t types[16]; /* the types of the open event record */
+	unsigned ntypes;
+};
+
+/* An event type per region kind (paraver_pcf.c). */
+struct prv_kind_def {
+	uint32_t type;
+	const char *label;
+};
+extern const struct prv_kind_def prv_kinds[K_COUNT];
+
+/* How attributes (enum cv_attr_id) show: events of type TY_ATTR + id, valued by the number,
+ * or (labelled) by the string's id + 1 with the string as the label; label NULL: none. */
+struct prv_attr_def {
+	int labelled;
+	const char *label;
+};
+extern const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT];
+
+/* paraver_out.c */
+void prv_fail(struct out *o, const char *what, int err);
+void prv_restate(struct out *o, uint32_t li, struct ploc *p, uint64_t t);
+enum kind prv_region_kind(const struct cv_region *r);
+const char *prv_base_name(const char *path);
+
+/* paraver_prv.c */
+void prv_spill(struct out *o);
+void prv_put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b, uint64_t a,
+	     uint32_t c);
+void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t received,
+		  uint64_t size, uint32_t tag);
+int prv_write_body(struct out *o, struct writer *w, const uint64_t *run_end);
+FILE *prv_open_output(struct out *o, const char *ext);
+int prv_close_output(struct out *o, FILE *f, const char *ext);
+void prv_close_states(struct cv *cv);
+void prv_match_messages(struct out *o);
+
+/* paraver_pcf.c */
+int prv_pthread_value(const char *name);
+int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k);
+void prv_write_pcf(struct cv *cv, FILE *f);
+
+/* paraver_row.c */
+int prv_number_objects(struct cv *cv, struct numbering *n);
+void prv_put_label(FILE *f, const char *s);
+void prv_region_label(FILE *f, const struct cv *cv, const struct cv_region *r);
+void prv_write_row(struct cv *cv, FILE *f, const struct numbering *n);
+
+#endif /* LIBTRACE_PARAVER_H */

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * paraver_pcf.c - Paraver's numbering (states, event types and their values, as Extrae's
+ * merger numbers them) and NAME.pcf, the file that labels them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "paraver.h"
+
+static const struct {
+	int id;
+	const char *label;
+	unsigned char rgb[3];
+} states[] = {
+    {0, "Idle", {117, 195, 255}},
+    {1, "Running", {0, 0, 255}},
+    {2, "Not created", {255, 255, 255}},
+    {3, "Waiting a message", {255, 0, 0}},
+    {4, "Blocking Send", {255, 0, 174}},
+    {5, "Synchronization", {179, 0, 0}},
+    {6, "Test/Probe", {0, 255, 0}},
+    {7, "Scheduling and Fork/Join", {255, 255, 0}},
+    {8, "Wait/WaitAll", {235, 0, 0}},
+    {9, "Blocked", {0, 162, 0}},
+    {12, "I/O", {172, 174, 41}},
+    {13, "Group Communication", {255, 144, 26}},
+    {14, "Tracing Disabled", {2, 255, 177}},
+    {15, "Others", {192, 224, 0}},
+    {17, "Memory transfer", {255, 0, 96}},
+    {24, "Overhead", {139, 121, 177}},
+    {30, "Allocating memory", {255, 171, 0}},
+    {31, "Freeing memory", {0, 120, 120}},
+};
+
+const struct prv_kind_def prv_kinds[K_COUNT] = {
+    [K_USER] = {60000019, "User function"},
+    [K_THREAD_FN] = {60000020, "Thread function (main or start routine)"},
+    [K_OMP_OUTLINED] = {60000018, "Executed OpenMP parallel function"},
+    [K_OMP_WORKSHARE] = {60000002, "OpenMP worksharing construct"},
+    [K_OMP_SYNC] = {60000005, "OpenMP barrier"},
+    [K_OMP_LOCK] = {60000006, "OpenMP critical or lock"},
+    [K_OMP_TASK] = {60000023, "Executed OpenMP task function"},
+    [K_OMP_TASK_CREATE] = {60000021, "OpenMP task instantiation"},
+    [K_OMP_TASK_WAIT] = {60000022, "OpenMP taskwait or taskgroup"},
+    [K_OMP_OTHER] = {60000050, "OpenMP construct or runtime call"},
+    [K_KOKKOS_KERNEL] = {65000001, "Kokkos kernel"},
+    [K_KOKKOS_REGION] = {65000002, "Kokkos profile region"},
+    [K_KOKKOS_FENCE] = {65000003, "Kokkos fence"},
+    [K_KOKKOS_SECTION] = {65000004, "Kokkos profile section"},
+    [K_KOKKOS_COPY] = {65000005, "Kokkos deep copy"},
+    [K_KOKKOS_MEMORY] = {65000006, "Kokkos allocation or deallocation"},
+    [K_PROCESS] = {69000001, "Process call (fork, exec, spawn, dlopen)"},
+    [K_MPI] = {50000001, "MPI call"},
+    [K_CUDA] = {63000000, "CUDA call"},
+    [K_HIP] = {63500000, "HIP call"},
+    [K_GPU_KERNEL] = {63000006, "CUDA kernel"},
+    [K_GPU_DEVICE] = {TY_GPU_OP, "CUDA device operation"},
+    [K_PTHREAD] = {TY_PTHREAD, "pthread call"},
+};
+
+/* Extrae's pthread call values (pthread_prv_events.c), and two of ours for semaphores. */
+static const struct {
+	const char *prefix;
+	int value;
+	const char *label;
+} pthread_values[] = {
+    {"pthread_exit", 1, "pthread_exit"},
+    {"pthread_create", 2, "pthread_create"},
+    {"pthread_join", 3, "pthread_join"},
+    {"pthread_tryjoin_np", 3, NULL},
+    {"pthread_timedjoin_np", 3, NULL},
+    {"pthread_clockjoin_np", 3, NULL},
+    {"pthread_detach", 4, "pthread_detach"},
+    {"pthread_rwlock_wrlock", 5, "pthread_rwlock_*wrlock"},
+    {"pthread_rwlock_trywrlock", 5, NULL},
+    {"pthread_rwlock_timedwrlock", 5, NULL},
+    {"pthread_rwlock_clockwrlock", 5, NULL},
+    {"pthread_rwlock_rdlock", 6, "pthread_rwlock_*rdlock"},
+    {"pthread_rwlock_tryrdlock", 6, NULL},
+    {"pthread_rwlock_timedrdlock", 6, NULL},
+    {"pthread_rwlock_clockrdlock", 6, NULL},
+    {"pthread_rwlock_unlock", 7, "pthread_rwlock_unlock"},
+    {"pthread_mutex_lock", 8, "pthread_mutex_*lock"},
+    {"pthread_mutex_trylock", 8, NULL},
+    {"pthread_mutex_timedlock", 8, NULL},
+    {"pthread_mutex_clocklock", 8, NULL},
+    {"pthread_mutex_unlock", 9, "pthread_mutex_unlock"},
+    {"pthread_cond_signal", 10, "pthread_cond_signal"},
+    {"pthread_cond_broadcast", 11, "pthread_cond_broadcast"},
+    {"pthread_cond_wait", 12, "pthread_cond_*wait"},
+    {"pthread_cond_timedwait", 12, NULL},
+    {"pthread_cond_clockwait", 12, NULL},
+    {"pthread_barrier_wait", 13, "pthread_barrier_wait"},
+    {"sem_wait", 14, "sem_*wait"},
+    {"sem_trywait", 14, NULL},
+    {"sem_timedwait", 14, NULL},
+    {"sem_clockwait", 14, NULL},
+    {"sem_post", 15, "sem_post"},
+};
+
+/* Extrae's CUDA call values (events.h, the order of its CUDA enum), by the name after "cuda"
+ * or "hip"; calls Extrae has no number for are valued GPU_VALUE_OTHER + their region id. */
+static const struct {
+	const char *suffix;
+	int value;
+	const char *label; /* NULL: another name of the value above */
+} gpu_values[] = {
+    {"Launch", 1, "Launch"},
+    {"LaunchKernel", 1, NULL},
+    {"ConfigureCall", 2, "ConfigureCall"},
+    {"Memcpy", 3, "Memcpy"},
+    {"DeviceSynchronize", 4, "DeviceSynchronize"},
+    {"StreamSynchronize", 5, "StreamSynchronize"},
+    {"StreamCreate", 6, "StreamCreate"},
+    {"StreamCreateWithFlags", 6, NULL},
+    {"StreamCreateWithPriority", 6, NULL},
+    {"MemcpyAsync", 7, "MemcpyAsync"},
+    {"DeviceReset", 8, "DeviceReset"},
+    {"ThreadExit", 9, "ThreadExit"},
+    {"StreamDestroy", 10, "StreamDestroy"},
+    {"Malloc", 11, "Malloc"},
+    {"MallocPitch", 12, "MallocPitch"},
+    {"Free", 13, "Free"},
+    {"MallocArray", 14, "MallocArray"},
+    {"FreeArray", 15, "FreeArray"},
+    {"MallocHost", 16, "MallocHost"},
+    {"FreeHost", 17, "FreeHost"},
+    {"HostAlloc", 18, "HostAlloc"},
+    {"MemcpyToSymbol", 25, "MemcpyToSymbol"},
+    {"MemcpyFromSymbol", 26, "MemcpyFromSymbol"},
+    {"Memset", 34, "Memset"},
+    {"MemsetAsync", 35, "MemsetAsync"},
+    {"EventRecord", 36, "EventRecord"},
+    {"EventSynchronize", 37, "EventSynchronize"},
+    {"StreamWaitEvent", 38, "StreamWaitEvent"},
+    {"Malloc3D", 39, "Malloc3D"},
+    {"Malloc3DArray", 40, "Malloc3DArray"},
+};
+
+int prv_pthread_value(const char *name)
+{
+	for (size_t i = 0; i < sizeof(pthread_values) / sizeof(pthread_values[0]); i++)
+		if (!strcmp(name, pthread_values[i].prefix))
+			return pthread_values[i].value;
+	return 0;
+}
+
+/* The value of GPU region r of kind k (K_CUDA, K_HIP, K_GPU_DEVICE): Extrae's number. */
+int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k)
+{
+	const char *name = cv->strings[cv->regions[r].name];
+	if (k == K_GPU_DEVICE)
+		return strstr(name, "Memset") ? GPU_OP_SET : GPU_OP_COPY;
+	const char *prefix = k == K_HIP ? "hip" : "cuda";
+	size_t n = strlen(prefix);
+	for (size_t i = 0;
+	     !strncmp(name, prefix, n) && i < sizeof(gpu_values) / sizeof(gpu_values[0]); i++)
+		if (!strcmp(name + n, gpu_values[i].suffix))
+			return gpu_values[i].value;
+	return GPU_VALUE_OTHER + (int)r;
+}
+
+const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT] = {
+    [CV_ATTR_TASK_ID] = {0, "OpenMP task id"},
+    [CV_ATTR_TASK_DEPENDS] = {0, NULL}, /* communications */
+    [CV_ATTR_KOKKOS_DEVICE] = {1, "Kokkos execution space instance"},
+    [CV_ATTR_KOKKOS_BYTES] = {0, "Kokkos bytes"},
+    [CV_ATTR_KOKKOS_LABEL] = {1, "Kokkos View"},
+    [CV_ATTR_KOKKOS_SRC] = {1, "Kokkos deep copy source View"},
+    [CV_ATTR_KOKKOS_DST] = {1, "Kokkos deep copy destination View"},
+    [CV_ATTR_KOKKOS_ADDRESS] = {0, "Kokkos allocation address"},
+    [CV_ATTR_GPU_CORRELATION] = {0, "GPU correlation id"},
+    [CV_ATTR_GPU_BYTES] = {0, "GPU bytes copied or set"},
+    [CV_ATTR_GPU_COPY_KIND] = {1, "GPU copy direction"},
+    [CV_ATTR_GPU_DST] = {0, "GPU destination address"},
+    [CV_ATTR_GPU_SRC] = {0, "GPU source address"},
+    [CV_ATTR_GPU_STREAM] = {0, "GPU stream"},
+    [CV_ATTR_GPU_KERNEL] = {1, "GPU kernel launched"},
+    [CV_ATTR_GPU_GRID] = {1, "GPU grid (blocks)"},
+    [CV_ATTR_GPU_BLOCK] = {1, "GPU block (threads)"},
+    [CV_ATTR_GPU_MEMORY] = {1, "GPU memory kind"},
+    [CV_ATTR_GPU_RESULT] = {0, "GPU call result (error code)"},
+    [CV_ATTR_ALLOCATION_SIZE] = {0, "Bytes allocated"},
+    [CV_ATTR_DEALLOCATION_SIZE] = {0, "Bytes freed"},
+    [CV_ATTR_ARGUMENT_ADDRESS] = {0, "Address freed"},
+    [CV_ATTR_RESULT_ADDRESS] = {0, "Address allocated"},
+};
+
+static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
+{
+	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      End\n", prv_kinds[k].type,
+		prv_kinds[k].label);
+	if (k == K_PTHREAD) {
+		for (size_t i = 0; i < sizeof(pthread_values) / sizeof(pthread_values[0]); i++)
+			if (pthread_values[i].label)
+				fprintf(f, "%-6d %s\n", pthread_values[i].value,
+					pthread_values[i].label);
+	} else if (k == K_GPU_DEVICE) {
+		fprintf(f, "%-6d Kernel\n%-6d Memory copy\n%-6d Memory set\n", GPU_OP_KERNEL,
+			GPU_OP_COPY, GPU_OP_SET);
+	} else if (k == K_CUDA || k == K_HIP) {
+		const char *prefix = k == K_HIP ? "hip" : "cuda";
+		for (size_t i = 0; i < sizeof(gpu_values) / sizeof(gpu_values[0]); i++)
+			if (gpu_values[i].label)
+				fprintf(f, "%-6d %s%s\n", gpu_values[i].value, prefix,
+					gpu_values[i].label);
+		for (uint32_t r = 0; r < cv->nregions; r++) {
+			int v = prv_region_kind(&cv->regions[r]) == k ? prv_gpu_value(cv, r, k) : 0;
+			if (v < GPU_VALUE_OTHER)
+				continue;
+			fprintf(f, "%-6d ", v);
+			prv_put_label(f, cv->strings[cv->regions[r].name]);
+			fputc('\n', f);
+		}
+	} else {
+		for (uint32_t r = 0; r < cv->nregions; r++) {
+			if (prv_region_kind(&cv->regions[r]) != k)
+				continue;
+			fprintf(f, "%-6u ", r + 1);
+			prv_region_label(f, cv, &cv->regions[r]);
+			fputc('\n', f);
+		}
+	}
+	fputs("\n\n", f);
+}
+
+/* A type valued by strings: its block, when some event used it. */
+static void write_labels_of_type(struct cv *cv, FILE *f, uint32_t type, const char *label)
+{
+	struct out *o = cv->out;
+	size_t i = 0;
+	while (i < o->nlabels && o->labels[i].type != type)
+		i++;
+	if (i == o->nlabels)
+		return;
+	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n", type, label);
+	for (; i < o->nlabels; i++)
+		if (o->labels[i].type == type) {
+			fprintf(f, "%-6u ", o->labels[i].sid + 1);
+			prv_put_label(f, cv->strings[o->labels[i].sid]);
+			fputc('\n', f);
+		}
+	fputs("\n\n", f);
+}
+
+static const char *const marker_labels[CV_MARK_KINDS] = {
+    [CV_MARK_USER] = "Annotation marker",
+    [CV_MARK_LOST] = "Lost events",
+    [CV_MARK_TRUNCATED] = "Truncated trace",
+    [CV_MARK_CLOSED] = "Regions closed by the converter",
+    [CV_MARK_KOKKOS_EVENT] = "Kokkos profile event",
+    [CV_MARK_KOKKOS_DUALVIEW] = "Kokkos DualView",
+    [CV_MARK_KOKKOS_LEAK] = "Kokkos memory never freed",
+    [CV_MARK_KOKKOS_KEPT] = "Kokkos runtime memory kept past finalize",
+    [CV_MARK_KOKKOS_UNFINALIZED] = "Kokkos memory live at an exit without finalize",
+    [CV_MARK_GPU_LEAK] = "GPU memory never freed",
+};
+
+void prv_write_pcf(struct cv *cv, FILE *f)
+{
+	fputs("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n"
+	      "LOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\n"
+	      "NUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\n"
+	      "DEFAULT_SEMANTIC\n\nTHREAD_FUNC          State As Is\n\n\nSTATES\n",
+	      f);
+	size_t ns = sizeof(states) / sizeof(states[0]);
+	for (size_t i = 0; i < ns; i++)
+		fprintf(f, "%-4d %s\n", states[i].id, states[i].label);
+	fputs("\n\nSTATES_COLOR\n", f);
+	for (size_t i = 0; i < ns; i++)
+		fprintf(f, "%-4d {%u,%u,%u}\n", states[i].id, states[i].rgb[0], states[i].rgb[1],
+			states[i].rgb[2]);
+	fputs("\n\nEVENT_TYPE\n0    40000001    Application\nVALUES\n0      End\n1      Begin\n\n\n"
+	      "EVENT_TYPE\n0    60000001    Parallel (OMP)\nVALUES\n0      close\n"
+	      "3      REGION (open)\n\n\n",
+	      f);
+	int used[K_COUNT] = {0};
+	for (uint32_t r = 0; r < cv->nregions; r++)
+		used[prv_region_kind(&cv->regions[r])] = 1;
+	used[K_GPU_DEVICE] |= used[K_GPU_KERNEL]; /* 63100000 tells kernels too */
+	for (int k = 0; k < K_COUNT; k++)
+		if (used[k])
+			write_values_of_kind(cv, f, (enum kind)k);
+	if (used[K_GPU_DEVICE])
+		fprintf(f,
+			"EVENT_TYPE\n0    %u    CUDA bytes copied or set\n"
+			"0    %u    CUDA blocks per grid\n0    %u    CUDA threads per block\n\n\n",
+			TY_GPU_BYTES, TY_GPU_BLOCKS, TY_GPU_THREADS);
+	for (int k = 0; k < CV_MARK_KINDS; k++)
+		write_labels_of_type(cv, f, TY_MARKER + (uint32_t)k, marker_labels[k]);
+	struct out *o = cv->out;
+	for (int i = 0; i < CV_ATTR_COUNT; i++) {
+		uint32_t type = TY_ATTR + (uint32_t)i;
+		if (!prv_attr_types[i].label || !(o->attrs_used >> i & 1))
+			continue;
+		if (prv_attr_types[i].labelled)
+			write_labels_of_type(cv, f, type, prv_attr_types[i].label);
+		else
+			fprintf(f, "EVENT_TYPE\n0    %u    %s\n\n\n", type,
+				prv_attr_types[i].label);
+	}
+	for (uint32_t d = 1; d <= o->max_caller; d++) {
+		char label[64];
+		snprintf(label, sizeof(label), "Caller at level %u", d);
+		write_labels_of_type(cv, f, TY_CALLER + d, label);
+		snprintf(label, sizeof(label), "Caller line at level %u", d);
+		write_labels_of_type(cv, f, TY_CALLER_LINE + d, label);
+	}
+	if (o->npapi_types) {
+		fprintf(f, "EVENT_TYPE\n0    %u    Active hardware counter set\nVALUES\n",
+			TY_PAPI_SET);
+		for (uint32_t s = 0; s < o->npapi_types; s++) {
+			fprintf(f, "%-6u Set %u:", s + 1, s + 1);
+			for (unsigned i = 0; i < cv->papis[s].n; i++)
+				fprintf(f, " %s", cv->strings[cv->papis[s].names[i]]);
+			fputc('\n', f);
+		}
+		fputs("\n\n", f);
+	}
+	for (uint32_t s = 0; s < o->npapi_types; s++)
+		for (unsigned i = 0; i < cv->papis[s].n; i++) {
+			int seen = 0; /* a type of an earlier set */
+			for (uint32_t s2 = 0; s2 <= s && !seen; s2++)
+				for (unsigned j = 0; j < (s2 < s ? cv->papis[s2].n : i); j++)
+					seen |= o->papi_types[s2][j] == o->papi_types[s][i];
+			if (seen)
+				continue;
+			fprintf(f, "EVENT_TYPE\n7    %u    ", o->papi_types[s][i]);
+			prv_put_label(f, cv->strings[cv->papis[s].names[i]]);
+			fputs(" (delta since the previous reading)\n\n\n", f);
+		}
+	for (uint32_t m = 0; m < cv->nmetrics; m++) {
+		fprintf(f, "EVENT_TYPE\n7    %u    ", TY_METRIC + m);
+		prv_put_label(f, cv->strings[cv->metrics[m].name]);
+		const char *unit = cv->strings[cv->metrics[m].unit];
+		if (*unit || cv->metrics[m].is_double)
+			fprintf(f, " [%s%s%s]", cv->metrics[m].is_double ? "1/1000 " : "", unit,
+				*unit ? "" : "units");
+		fputs("\n\n\n", f);
+	}
+}
