@@ -277,12 +277,8 @@ static inline void lt_emit1(struct lt_thread *t, unsigned type, unsigned sub, ui
 	lt_commit(t);
 }
 
-/*
- * Counters (a counters module): lt_counter_modules holds the modules whose
- * ENTER/LEAVE records carry a COUNTERS reading (0: none), lt_counter_read writes that
- * reading.  Both are set by the counters module before any thread records, and only read
- * afterwards.
- */
+/* Counters: the modules whose ENTER/LEAVE records carry a COUNTERS reading (0: none), and
+ * what writes it.  Set by the counters module before any thread records, then only read. */
 extern LT_HIDDEN unsigned lt_counter_modules;
 extern LT_HIDDEN void (*lt_counter_read)(struct lt_thread *t);
 
@@ -550,12 +546,9 @@ LT_HIDDEN void lt_dlopened(const char *name, void *handle);
 LT_HIDDEN void lt_thread_moved(struct lt_thread *t);
 extern LT_HIDDEN int lt_track_moves;
 
-/*
- * Claims: a paradigm (a LIBTRACE_MODULES bit) that another source reports for the whole
- * process, e.g. a runtime's tool interface instead of the wrappers of its entry points.
- * The wrappers of a claimed paradigm pass calls through unrecorded, so nothing is recorded
- * twice.
- */
+/* Claims: a paradigm (a LIBTRACE_MODULES bit) that another source reports for the whole
+ * process (a runtime's tool interface instead of the wrappers of its entry points): the
+ * wrappers of a claimed paradigm pass calls through unrecorded, so nothing is recorded twice. */
 extern LT_HIDDEN unsigned lt_claims;
 LT_HIDDEN void lt_claim(unsigned mod, int on);
 static inline int lt_claimed(unsigned mod)
@@ -566,21 +559,15 @@ static inline int lt_claimed(unsigned mod)
  * blocking lock (that source then records it as the try it is). */
 extern LT_HIDDEN __thread int lt_in_try LT_TLS;
 
-/*
- * Settings (config.c's table is the one list of LIBTRACE_* variables): a module reads its
- * own by name.  lt_setting: a number, duration (ns), choice (the index of its word) or
- * word list (a mask); lt_setting_str: a string option's value ("" when unset).  An unknown
- * name gives 0 / "".
- */
+/* Settings (config.c's table is the one list of LIBTRACE_* variables), read by name:
+ * lt_setting gives a number, duration (ns), choice (its word's index) or word list (a mask),
+ * lt_setting_str a string ("" when unset).  An unknown name gives 0 / "". */
 LT_HIDDEN uint64_t lt_setting(const char *name);
 /* The LIBTRACE_MODULES names, in bit order (NULL-terminated). */
 extern LT_HIDDEN const char *const lt_module_names[];
 LT_HIDDEN const char *lt_setting_str(const char *name);
-/*
- * Another runtime's variable that the tracer must respect (a tool variable of another
- * runtime, the launchers' rank variables): its value, or NULL when unset or empty.  Only known
- * names.
- */
+/* Another runtime's variable that the tracer must respect (a runtime's tool variable, the
+ * launchers' rank variables): its value, or NULL when unset or empty.  Only known names. */
 LT_HIDDEN const char *lt_foreign_env(const char *name);
 
 /* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
