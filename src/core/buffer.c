@@ -26,7 +26,7 @@
  * further event in that chunk's `lost` field until the next chunk is FREE again.  The count
  * lives in the shared mapping, so it survives a crash too.
  *
- * Ownership: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
+ * Who owns what: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
  * and to the writer while SEALED->FREE.  A slot's `drain` index belongs to io_lock holders.
  * Slot allocation and ring growth take `slot_lock`.  Neither lock is ever taken on the hot
  * path, and none of this calls the pthread functions the library intercepts.
@@ -594,7 +594,7 @@ static void writer_start(void)
 		__atomic_store_n(&R.writer_state, 2, __ATOMIC_RELEASE);
 		return;
 	}
-	lt_sampler_resume(); /* if a pause stopped it: the helpers come back together */
+	lt_modules_resume(); /* if a pause stopped them: the helpers come back together */
 }
 
 static void writer_kick(void)

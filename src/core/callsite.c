@@ -24,7 +24,8 @@
 int lt_callsite_depth;
 
 /* This library's code: frames in it (the trampolines that run a thread's start routine or
- * an OpenMP outlined function) are the tracer's, not the program's, and are passed over. */
+ * a parallel runtime's outlined function) are the tracer's, not the program's, and are passed over.
+ */
 static uintptr_t self_lo, self_hi;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)

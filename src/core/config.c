@@ -91,7 +91,16 @@ enum {
 	OPT_CUPTI,
 	OPT_CUPTI_LIB,
 	OPT_TEST_CLOCK_SKEW,
+	OPT_COUNT
 };
+
+/* The modules' settings (lt_setting), by option index: the core keeps its own in lt_cfg. */
+#define SETTING_STR_MAX 1024
+static struct {
+	uint64_t num;
+	char str[SETTING_STR_MAX];
+} setting[OPT_COUNT];
+#define SET(i) setting[i]
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -231,6 +240,16 @@ static int parse_words(const char *s, const char *const *names, unsigned *out)
 	return 0;
 }
 
+/* parse_words into the module setting of option i. */
+static int parse_mask(const char *s, const char *const *names, size_t i)
+{
+	unsigned mask;
+	if (parse_words(s, names, &mask))
+		return -1;
+	SET(i).num = mask;
+	return 0;
+}
+
 /* Applies the textual value of option i; returns -1 when it does not parse. */
 static int apply(size_t i, const char *v)
 {
@@ -242,7 +261,10 @@ static int apply(size_t i, const char *v)
 		strcpy(lt_cfg.output, v);
 		return 0;
 	case OPT_MODULES:
-		return parse_words(v, lt_module_names, &lt_cfg.modules);
+		if (parse_words(v, lt_module_names, &lt_cfg.modules))
+			return -1;
+		SET(i).num = lt_cfg.modules; /* modules read it too */
+		return 0;
 	case OPT_BUFFER_SIZE: {
 		uint64_t sz;
 		if (parse_size(v, &sz) || sz < (64u << 10) || sz > (1ull << 30))
@@ -268,30 +290,27 @@ static int apply(size_t i, const char *v)
 		int c = parse_choice(v, o->choices);
 		if (c < 0)
 			return -1;
-		lt_cfg.kokkos_fence = c; /* enum lt_kokkos_fence */
+		SET(i).num = (unsigned)c; /* auto, on, off */
 		return 0;
 	}
 	case OPT_SAMPLE_PERIOD: {
 		uint64_t ns;
 		if (parse_duration(v, &ns) || (ns && (ns < 100000 || ns > 60000000000ull)))
 			return -1;
-		lt_cfg.sample_period_ns = ns;
+		SET(i).num = ns;
 		return 0;
 	}
 	case OPT_SAMPLERS:
-		return parse_words(v, lt_sampler_names, &lt_cfg.samplers);
+		return parse_mask(v, lt_sampler_names, i);
 	case OPT_SYSFS_ROOT:
-		if (strlen(v) >= sizeof(lt_cfg.sysfs_root))
-			return -1;
-		strcpy(lt_cfg.sysfs_root, v);
-		return 0;
 	case OPT_PAPI_EVENTS:
-		if (strlen(v) >= sizeof(lt_cfg.papi_events))
+	case OPT_CUPTI_LIB:
+		if (strlen(v) >= SETTING_STR_MAX)
 			return -1;
-		strcpy(lt_cfg.papi_events, v);
+		strcpy(SET(i).str, v);
 		return 0;
 	case OPT_PAPI_MODULES:
-		return parse_words(v, lt_module_names, &lt_cfg.papi_modules);
+		return parse_mask(v, lt_module_names, i);
 	case OPT_CALLSITE_DEPTH:
 		if (parse_int(v, &lt_cfg.callsite_depth) || lt_cfg.callsite_depth > LT_CALLSITE_MAX)
 			return -1;
@@ -304,14 +323,9 @@ static int apply(size_t i, const char *v)
 		int c = parse_choice(v, o->choices);
 		if (c < 0)
 			return -1;
-		lt_cfg.cupti = c; /* enum lt_cupti_mode */
+		SET(i).num = (unsigned)c; /* auto, off */
 		return 0;
 	}
-	case OPT_CUPTI_LIB:
-		if (strlen(v) >= sizeof(lt_cfg.cupti_lib))
-			return -1;
-		strcpy(lt_cfg.cupti_lib, v);
-		return 0;
 	case OPT_TEST_CLOCK_SKEW: {
 		uint64_t ns;
 		int neg = *v == '-';
@@ -339,6 +353,7 @@ int lt_config_load(char *const *env)
 {
 	int bad = 0;
 	memset(&lt_cfg, 0, sizeof(lt_cfg));
+	memset(setting, 0, sizeof(setting));
 	for (size_t i = 0; lt_options[i].name; i++) {
 		if (apply(i, lt_options[i].def) != 0)
 			return -1; /* a broken default is a bug, caught by the unit test */
@@ -389,20 +404,18 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		format_words(buf, len, o->name, lt_module_names, lt_cfg.modules);
 		break;
 	case OPT_SAMPLERS:
-		format_words(buf, len, o->name, lt_sampler_names, lt_cfg.samplers);
+		format_words(buf, len, o->name, lt_sampler_names, (unsigned)SET(i).num);
 		break;
 	case OPT_PAPI_MODULES:
-		format_words(buf, len, o->name, lt_module_names, lt_cfg.papi_modules);
+		format_words(buf, len, o->name, lt_module_names, (unsigned)SET(i).num);
 		break;
 	case OPT_SAMPLE_PERIOD:
-		snprintf(buf, len, "%s=%lluns", o->name,
-			 (unsigned long long)lt_cfg.sample_period_ns);
+		snprintf(buf, len, "%s=%lluns", o->name, (unsigned long long)SET(i).num);
 		break;
 	case OPT_SYSFS_ROOT:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.sysfs_root);
-		break;
 	case OPT_PAPI_EVENTS:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.papi_events);
+	case OPT_CUPTI_LIB:
+		snprintf(buf, len, "%s=%s", o->name, SET(i).str);
 		break;
 	case OPT_CALLSITE_DEPTH:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.callsite_depth);
@@ -421,7 +434,7 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		break;
 	case OPT_KOKKOS_FENCE: {
 		static const char *const names[] = {"auto", "on", "off"};
-		snprintf(buf, len, "%s=%s", o->name, names[lt_cfg.kokkos_fence % 3]);
+		snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
 		break;
 	}
 	case OPT_QUIET:
@@ -431,10 +444,7 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
 		break;
 	case OPT_CUPTI:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.cupti ? "off" : "auto");
-		break;
-	case OPT_CUPTI_LIB:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.cupti_lib);
+		snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "off" : "auto");
 		break;
 	case OPT_TEST_CLOCK_SKEW:
 		snprintf(buf, len, "%s=%lldns", o->name, (long long)lt_cfg.clock_skew_ns);
@@ -458,4 +468,24 @@ const char *lt_foreign_env(const char *name)
 		return v && *v ? v : NULL;
 	}
 	return NULL;
+}
+
+static size_t setting_index(const char *name)
+{
+	for (size_t i = 0; lt_options[i].name; i++)
+		if (!strcmp(lt_options[i].name, name))
+			return i;
+	return (size_t)-1;
+}
+
+uint64_t lt_setting(const char *name)
+{
+	size_t i = setting_index(name);
+	return i < sizeof(setting) / sizeof(setting[0]) ? setting[i].num : 0;
+}
+
+const char *lt_setting_str(const char *name)
+{
+	size_t i = setting_index(name);
+	return i < sizeof(setting) / sizeof(setting[0]) ? setting[i].str : "";
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config.h - the LIBTRACE_* configuration table.  config.c is the only place that reads the
- * environment; everything else reads lt_cfg.
+ * environment; the core reads lt_cfg, the modules lt_setting (module.h).
  */
 #ifndef LIBTRACE_CONFIG_H
 #define LIBTRACE_CONFIG_H
@@ -30,8 +30,6 @@ struct lt_option {
 /* The table, terminated by an entry with name == NULL. */
 extern const struct lt_option lt_options[];
 
-/* Module names in bit order, for LIBTRACE_MODULES and the meta file. */
-extern const char *const lt_module_names[];
 /* Sampler names in bit order (enum lt_sampler), for LIBTRACE_SAMPLERS. */
 extern const char *const lt_sampler_names[];
 
@@ -41,12 +39,6 @@ extern const char *const lt_sampler_names[];
  * lt_warn and replaced by the default.  Returns the number of invalid values.
  */
 int lt_config_load(char *const *env);
-
-/*
- * Another runtime's variable that the tracer must respect (KOKKOS_TOOLS_LIBS,
- * KOKKOS_PROFILE_LIBRARY): its value, or NULL when unset or empty.  Only these names.
- */
-const char *lt_foreign_env(const char *name);
 
 /* Writes "NAME=value" of the resolved option `i` into buf.  Returns buf. */
 char *lt_config_format(size_t i, char *buf, size_t len);

@@ -29,7 +29,7 @@
 #define MAX_FILES 8
 static struct lt_file *files[MAX_FILES];
 /* Every descriptor of the tracer's that the program must not see (the files above and the
- * samplers' sources): one bit per number below HIDE_BITS, a short list above. */
+ * modules' sources): one bit per number below HIDE_BITS, a short list above. */
 #define HIDE_BITS 4096
 #define HIDE_HIGH 32
 static uint64_t hide_bits[HIDE_BITS / 64];
@@ -258,8 +258,9 @@ size_t lt_fd_list(int *fds, size_t max)
 
 void lt_file_vacate(int fd)
 {
-	/* A sampler's source is simply given up: the sampler finds its number taken (it checks
-	 * before every pread, which moves no offset of the program's) and opens it again. */
+	/* A module's hidden source is simply given up: the module finds its number taken (it
+	 * checks before every pread, which moves no offset of the program's) and opens it
+	 * again. */
 	lt_fd_unhide(fd);
 	for (int i = 0; i < MAX_FILES; i++) {
 		struct lt_file *f = __atomic_load_n(&files[i], __ATOMIC_ACQUIRE);

@@ -356,15 +356,7 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
 	lt_meta_line("pid %d", (int)getpid());
 	lt_meta_line("ppid %d", (int)getppid());
-	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-						"SLURM_PROCID"};
-	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-		const char *r = lt_foreign_env(rank_vars[i]);
-		if (r && *r >= '0' && *r <= '9') {
-			lt_meta_line("mpi_rank %d", atoi(r));
-			break;
-		}
-	}
+	lt_modules_meta();
 	if (gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		lt_meta_escaped("host", host);
@@ -432,13 +424,12 @@ void lt_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	lt_callsite_depth = lt_cfg.callsite_depth;
 	lt_meta_line("callsite_depth %d", lt_callsite_depth);
-	lt_papi_init();
+	lt_modules_start(0);
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
-	lt_sampler_prepare();
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
 	lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
-	lt_sampler_start();
+	lt_modules_started(0);
 	lt_info("tracing into %s", proc_dir);
 out:
 	if (state != LT_STATE_ON)
@@ -490,7 +481,7 @@ static void after_fork_child(void)
 	lt_thread_after_fork_child();
 	lt_thread_map_after_fork_child();
 	lt_strings_after_fork_child();
-	lt_papi_after_fork_child();
+	lt_modules_fork_child();
 	pid_t parent = traced_pid;
 	int dfd = reopen_trace_dir();
 	int err = dfd < 0 ? dfd : make_process_dir(dfd);
@@ -510,10 +501,9 @@ static void after_fork_child(void)
 		return;
 	}
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
-	lt_sampler_after_fork_child();
-	lt_sampler_prepare();
+	lt_modules_start(1);
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
-	lt_sampler_start(); /* the parent's sampler thread did not come along */
+	lt_modules_started(1); /* the parent's helper threads did not come along */
 	if (t && in_wrapper) {
 		lt_guard_take(t);
 		lt_call_enter0(t, LT_FN_fork);
@@ -526,7 +516,7 @@ void lt_helpers_pause(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || !lt_is_traced_process())
 		return;
-	lt_sampler_pause();
+	lt_modules_pause();
 	lt_writer_pause();
 }
 
@@ -540,21 +530,18 @@ void lt_before_exec(void)
 {
 	if (getpid() != traced_pid)
 		return; /* a vfork child shares our memory: leave the parent's state alone */
-	lt_cupti_flush();
+	lt_modules_before_exec();
 	lt_buffer_flush_all(1);
 	lt_thread_counts_flush();
 	lt_meta_sync();
 	lt_meta_line("exec %llu", (unsigned long long)lt_now());
 }
 
-int lt_ompt_active, lt_ompt_finalized;
-
 __attribute__((constructor)) static void lt_constructor(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
 		lt_init();
-	lt_kokkos_register();
-	lt_cupti_init();
+	lt_modules_constructor();
 }
 
 /* The process is leaving (exit, return from main, _exit): make the trace whole, say where. */
@@ -566,9 +553,9 @@ void lt_process_end(const char *how)
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
 	if (!reentered)
-		lt_cupti_flush(); /* after _exit, whose atexit flush did not run */
+		lt_modules_end_flush(); /* after _exit, whose atexit flushes did not run */
 	lt_tls_guard++;
-	lt_sampler_stop(!reentered); /* its last samples, then the flush below takes them */
+	lt_modules_end_stop(!reentered); /* their last records, then the flush below takes them */
 	if (!reentered) {
 		lt_buffer_flush_all(1);
 		lt_buffer_trim();
@@ -592,7 +579,7 @@ void lt_process_end(const char *how)
 
 __attribute__((destructor)) static void lt_destructor(void)
 {
-	if (lt_ompt_active && !lt_ompt_finalized)
-		return; /* the OMPT runtime's finalize ends the trace, after its threads' ends */
+	if (lt_modules_end_trace())
+		return; /* a module ends the trace, after its runtime's threads' ends */
 	lt_process_end("exit");
 }

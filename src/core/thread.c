@@ -67,8 +67,7 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 	p[2] = start;
 	p[3] = (uint64_t)parent << 32 | t->tid;
 	lt_commit(t);
-	if (lt_cpu_records)
-		lt_cpu_record(t); /* where it starts; the sampler follows it from there */
+	lt_modules_thread_start(t);
 	lt_finish(t);
 	return t;
 }
@@ -132,8 +131,7 @@ void lt_thread_counts_flush(void)
  */
 void lt_thread_end(struct lt_thread *t)
 {
-	if (t->papi)
-		lt_papi_thread_end(t);
+	lt_modules_thread_end(t);
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
 	if (t->slot >= 0)

@@ -8,8 +8,8 @@
  * These wrappers see only calls that go through the dynamic symbol table to a shared
  * libcudart, measure host time only, and need no driver: without a GPU every call returns
  * cudaErrorInsufficientDriver (35) and is still recorded with its arguments and error.
- * While CUPTI records (lt_cupti_active) they pass calls through untouched, so that no call
- * is recorded twice.
+ * While CUPTI records (it claims module cuda: lt_claimed) they pass calls through untouched, so
+ * that no call is recorded twice.
  *
  * The guard stays taken across the real call: what cudart does inside (its own locks, the
  * threads it starts) is not the program's.  No CUDA header is needed: the prototypes below
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu.h"
+#include "../shared/gpu.h"
 
 typedef int cuda_err;
 typedef void *cuda_stream;
@@ -64,7 +64,7 @@ static __attribute__((noinline)) void *cuda_sym(const char *name)
 static struct lt_thread *call_begin(const char *name, unsigned op, uint64_t *w, unsigned n,
 				    const void *kernel, struct lt_caller c)
 {
-	if (lt_cupti_active)
+	if (lt_claimed(LT_MOD_CUDA))
 		return NULL;
 	struct lt_thread *t = lt_begin(LT_MOD_CUDA);
 	if (!t)
@@ -248,3 +248,5 @@ LT_EXPORT cuda_err __cudaGetKernel(void **kernel, const void *stub)
 		lt_gpu_kernel_alias(*kernel, stub);
 	return rc;
 }
+
+LT_MODULE(cuda) = {.name = "cuda", .bit = LT_MOD_CUDA, .order = 60};

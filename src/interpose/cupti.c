@@ -9,7 +9,7 @@
  * Loading.  libcupti is opened with dlopen (LIBTRACE_CUPTI_LIB, else the one beside the
  * program's libcudart, else libcupti.so.13, .12, unversioned) and bound with dlsym: no link
  * dependency, and a program without CUDA never loads it.  It is started when the process
- * has CUDA: libcudart or libcuda loaded at start (lt_cupti_init, from the constructor), or
+ * has CUDA: libcudart or libcuda loaded at start (cupti_init, from the constructor), or
  * dlopened later (a static cudart, nvcc's default, opens libcuda.so.1 inside its first
  * call).  Any failure (no driver: cuptiSubscribe says 999; another tool subscribed
  * already: 39) is written to the meta file once (`gpu_off cupti ...`) and CUDA stays with
@@ -46,10 +46,17 @@
 
 #include <cupti.h>
 
-#include "gpu.h"
-#include "lock.h"
+#include "../shared/gpu.h"
+#include "../core/lock.h"
 
-int lt_cupti_active;
+/* CUPTI records CUDA for this process (the cuda claim says so to the cudart wrappers). */
+static int active;
+
+static void set_active(int on)
+{
+	active = on;
+	lt_claim(LT_MOD_CUDA, on);
+}
 
 /* The CUPTI functions we use, bound with dlsym. */
 #define CUPTI_FUNCTIONS(X)                                                             \
@@ -73,7 +80,7 @@ static struct {
 #undef CUPTI_FIELD
 } cupti;
 
-static int tried;	       /* lt_cupti_start ran (once per process) */
+static int tried;	       /* start_once ran (once per process) */
 static int ended;	       /* the exit flush ran: CUPTI may be going away, ask nothing more */
 static int forked;	       /* a child of fork: CUPTI's threads and locks stayed in the parent */
 static int exit_hook;	       /* flush_at_exit is registered */
@@ -85,6 +92,7 @@ static uint64_t last_flush_ns; /* the last flush after a synchronising call */
 #define FLUSH_GAP_NS 10000000ull
 
 static void flush_at_exit(void);
+static void cupti_flush(void);
 static void *lib;
 static CUpti_SubscriberHandle subscriber;
 
@@ -750,9 +758,10 @@ static int has_lib(struct dl_phdr_info *info, size_t size, void *data)
 static void *open_cupti(char *tried_list, size_t len)
 {
 	void *h = NULL;
-	if (lt_cfg.cupti_lib[0]) {
-		snprintf(tried_list, len, "%s", lt_cfg.cupti_lib);
-		return dlopen(lt_cfg.cupti_lib, RTLD_NOW | RTLD_LOCAL);
+	const char *lib_setting = lt_setting_str("LIBTRACE_CUPTI_LIB");
+	if (lib_setting[0]) {
+		snprintf(tried_list, len, "%s", lib_setting);
+		return dlopen(lib_setting, RTLD_NOW | RTLD_LOCAL);
 	}
 	char dir[PATH_MAX] = "";
 	dl_iterate_phdr(has_lib, dir);
@@ -776,7 +785,7 @@ static void *open_cupti(char *tried_list, size_t len)
 
 static void flush_at_exit(void)
 {
-	lt_cupti_flush();
+	cupti_flush();
 	ended = 1; /* CUPTI may be gone after this; its callbacks, if any, still record */
 }
 
@@ -785,7 +794,7 @@ static void flush_at_exit(void)
 static void after_fork_child(void)
 {
 	forked = 1;
-	lt_cupti_active = 0;
+	set_active(0);
 }
 
 static void start(void)
@@ -826,7 +835,7 @@ static void start(void)
 		off(why);
 		return;
 	}
-	lt_cupti_active = 1; /* from here on CUPTI sees the calls: the wrappers step aside */
+	set_active(1); /* from here on CUPTI sees the calls: the wrappers step aside */
 	static const CUpti_ActivityKind kinds[] = {
 	    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 	    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
@@ -841,7 +850,7 @@ static void start(void)
 			failed = "cuptiActivityEnable";
 	if (failed) {
 		cupti.cuptiUnsubscribe(subscriber);
-		lt_cupti_active = 0;
+		set_active(0);
 		char why[256];
 		snprintf(why, sizeof(why), "%s: %d %s", failed, (int)r, result_string(r));
 		off(why);
@@ -857,7 +866,7 @@ static void start_once(void)
 {
 	if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (lt_cfg.cupti == LT_CUPTI_OFF || !(lt_active & LT_MOD_CUDA))
+	if (lt_setting("LIBTRACE_CUPTI") == 1 /* off */ || !(lt_active & LT_MOD_CUDA))
 		return;
 	/* Loading CUPTI is the tracer's doing, not the program's: nothing it does is traced. */
 	struct lt_thread *t = lt_self;
@@ -874,7 +883,7 @@ static void start_once(void)
 		t->guard = guard;
 }
 
-void lt_cupti_init(void)
+static void cupti_init(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
@@ -884,7 +893,7 @@ void lt_cupti_init(void)
 		start_once();
 }
 
-void lt_cupti_dlopened(const char *name, void *handle)
+static void cupti_dlopened(const char *name, void *handle)
 {
 	if (!name || tried || __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
@@ -901,9 +910,9 @@ void lt_cupti_dlopened(const char *name, void *handle)
 	}
 }
 
-void lt_cupti_flush(void)
+static void cupti_flush(void)
 {
-	if (!lt_cupti_active || ended || forked || cs.flushing)
+	if (!active || ended || forked || cs.flushing)
 		return;
 	struct lt_thread *t = lt_self;
 	long guard = t ? t->guard : 0;
@@ -917,3 +926,13 @@ void lt_cupti_flush(void)
 	if (t)
 		t->guard = guard;
 }
+
+LT_MODULE(cupti) = {
+    .name = "cupti",
+    .bit = LT_MOD_CUDA,
+    .order = 61,
+    .constructor = cupti_init,
+    .dlopened = cupti_dlopened,
+    .before_exec = cupti_flush,
+    .end_flush = cupti_flush,
+};

@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+#include "../shared/omp.h"
 
 /*
  * The runtime's function `name`.  Usually the next definition after ours; but a library
@@ -58,14 +59,14 @@ static __attribute__((noinline)) int gomp_detect(void)
 }
 
 /* OMP_ENTER with the call site: only in an exported function that the program calls. */
-#define OMP_ENTER_CS(t, ...) (LT_NOTE_CALLER(t), lt_emit_cs(t, LT_REC_OMP_ENTER, __VA_ARGS__))
+#define OMP_ENTER_CS(t, ...) (LT_NOTE_CALLER(t), lt_omp_emit_cs(t, LT_REC_OMP_ENTER, __VA_ARGS__))
 
 /* The thread's state when OpenMP constructs are recorded here, else NULL. */
 static inline struct lt_thread *omp_begin(void)
 {
 	if (unlikely(gomp_native < 0))
 		gomp_native = gomp_detect();
-	if (!gomp_native || lt_ompt_active)
+	if (!gomp_native || lt_claimed(LT_MOD_OMP))
 		return NULL;
 	return lt_begin(LT_MOD_OMP);
 }
@@ -92,48 +93,48 @@ static void par_trampoline(void *arg)
 	}
 	unsigned num = (unsigned)real_omp_get_thread_num();
 	unsigned size = (unsigned)real_omp_get_num_threads();
-	lt_emit(t, LT_REC_OMP_TEAM_BEGIN, LT_OMP_parallel, num, 2, par->id, size);
+	lt_omp_emit(t, LT_REC_OMP_TEAM_BEGIN, LT_OMP_parallel, num, 2, par->id, size);
 	if (par->construct >= 0)
-		lt_emit(t, LT_REC_OMP_ENTER, (unsigned)par->construct, 0, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_ENTER, (unsigned)par->construct, 0, 0, 0, 0);
 	lt_finish(t);
 	par->fn(par->data);
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_TEAM_END, LT_OMP_parallel, num, 1, par->id, 0);
+		lt_omp_emit(t, LT_REC_OMP_TEAM_END, LT_OMP_parallel, num, 1, par->id, 0);
 		lt_finish(t);
 	}
 }
 
 /* Forks a team running fn through the trampoline: `call` is the real call, with the
  * trampoline and &par in place of fn and data. */
-#define PARALLEL(t, fn, data, nthreads, constr, call)                                          \
-	do {                                                                                   \
-		if (unlikely(!real_omp_get_thread_num)) {                                      \
-			real_omp_get_thread_num = gomp_sym("omp_get_thread_num");              \
-			real_omp_get_num_threads = gomp_sym("omp_get_num_threads");            \
-		}                                                                              \
-		struct par par = {fn, data, lt_omp_id(t), constr};                             \
-		if (!real_omp_get_thread_num || !real_omp_get_num_threads) {                   \
-			lt_finish(t);                                                          \
-			par.fn = NULL;                                                         \
-		} else {                                                                       \
-			LT_NOTE_CALLER(t);                                                     \
-			lt_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, nthreads, 2, par.id,   \
-				   (uint64_t)(uintptr_t)(fn));                                 \
-			lt_finish(t);                                                          \
-		}                                                                              \
-		if (!par.fn) {                                                                 \
-			void (*tramp)(void *) = fn;                                            \
-			void *arg = data;                                                      \
-			call;                                                                  \
-		} else {                                                                       \
-			void (*tramp)(void *) = par_trampoline;                                \
-			void *arg = &par;                                                      \
-			call;                                                                  \
-			if (lt_resume(t)) {                                                    \
-				lt_emit(t, LT_REC_OMP_JOIN, LT_OMP_parallel, 0, 1, par.id, 0); \
-				lt_finish(t);                                                  \
-			}                                                                      \
-		}                                                                              \
+#define PARALLEL(t, fn, data, nthreads, constr, call)                                              \
+	do {                                                                                       \
+		if (unlikely(!real_omp_get_thread_num)) {                                          \
+			real_omp_get_thread_num = gomp_sym("omp_get_thread_num");                  \
+			real_omp_get_num_threads = gomp_sym("omp_get_num_threads");                \
+		}                                                                                  \
+		struct par par = {fn, data, lt_thread_id(t), constr};                              \
+		if (!real_omp_get_thread_num || !real_omp_get_num_threads) {                       \
+			lt_finish(t);                                                              \
+			par.fn = NULL;                                                             \
+		} else {                                                                           \
+			LT_NOTE_CALLER(t);                                                         \
+			lt_omp_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, nthreads, 2, par.id,   \
+				       (uint64_t)(uintptr_t)(fn));                                 \
+			lt_finish(t);                                                              \
+		}                                                                                  \
+		if (!par.fn) {                                                                     \
+			void (*tramp)(void *) = fn;                                                \
+			void *arg = data;                                                          \
+			call;                                                                      \
+		} else {                                                                           \
+			void (*tramp)(void *) = par_trampoline;                                    \
+			void *arg = &par;                                                          \
+			call;                                                                      \
+			if (lt_resume(t)) {                                                        \
+				lt_omp_emit(t, LT_REC_OMP_JOIN, LT_OMP_parallel, 0, 1, par.id, 0); \
+				lt_finish(t);                                                      \
+			}                                                                          \
+		}                                                                                  \
 	} while (0)
 
 static void (*real_GOMP_parallel)(void (*)(void *), void *, unsigned, unsigned);
@@ -211,24 +212,24 @@ LT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n
 /* ---- worksharing ---- */
 
 /* A loop's start: ENTER(loop), the real call, the first chunk handed out. */
-#define LOOP_START(name, params, args, istart, iend)                         \
-	static bool(*real_##name) params;                                    \
-	LT_EXPORT bool name params                                           \
-	{                                                                    \
-		RESOLVE(name);                                               \
-		struct lt_thread *t = omp_begin();                           \
-		if (!t)                                                      \
-			return real_##name args;                             \
-		OMP_ENTER_CS(t, LT_OMP_loop, 0, 0, 0, 0);                    \
-		lt_finish(t);                                                \
-		bool ret = real_##name args;                                 \
-		if (lt_resume(t)) {                                          \
-			lt_emit(t, LT_REC_OMP_CHUNK, LT_OMP_loop, ret, 2,    \
-				ret && (istart) ? (uint64_t) * (istart) : 0, \
-				ret && (iend) ? (uint64_t) * (iend) : 0);    \
-			lt_finish(t);                                        \
-		}                                                            \
-		return ret;                                                  \
+#define LOOP_START(name, params, args, istart, iend)                             \
+	static bool(*real_##name) params;                                        \
+	LT_EXPORT bool name params                                               \
+	{                                                                        \
+		RESOLVE(name);                                                   \
+		struct lt_thread *t = omp_begin();                               \
+		if (!t)                                                          \
+			return real_##name args;                                 \
+		OMP_ENTER_CS(t, LT_OMP_loop, 0, 0, 0, 0);                        \
+		lt_finish(t);                                                    \
+		bool ret = real_##name args;                                     \
+		if (lt_resume(t)) {                                              \
+			lt_omp_emit(t, LT_REC_OMP_CHUNK, LT_OMP_loop, ret, 2,    \
+				    ret && (istart) ? (uint64_t) * (istart) : 0, \
+				    ret && (iend) ? (uint64_t) * (iend) : 0);    \
+			lt_finish(t);                                            \
+		}                                                                \
+		return ret;                                                      \
 	}
 
 #define LOOP_START_L(name)                                                                        \
@@ -285,22 +286,22 @@ LOOP_START(GOMP_loop_ordered_start,
 	   (start, end, incr, sched, chunk, istart, iend, reductions, mem), istart, iend)
 
 /* The next chunk: one CHUNK record at return (the call itself is short). */
-#define LOOP_NEXT(name, type)                                                            \
-	static bool (*real_##name)(type *, type *);                                      \
-	LT_EXPORT bool name(type *istart, type *iend)                                    \
-	{                                                                                \
-		RESOLVE(name);                                                           \
-		struct lt_thread *t = omp_begin();                                       \
-		if (!t)                                                                  \
-			return real_##name(istart, iend);                                \
-		lt_finish(t);                                                            \
-		bool ret = real_##name(istart, iend);                                    \
-		if (lt_resume(t)) {                                                      \
-			lt_emit(t, LT_REC_OMP_CHUNK, LT_OMP_loop, ret, 2,                \
-				ret ? (uint64_t)*istart : 0, ret ? (uint64_t)*iend : 0); \
-			lt_finish(t);                                                    \
-		}                                                                        \
-		return ret;                                                              \
+#define LOOP_NEXT(name, type)                                                                \
+	static bool (*real_##name)(type *, type *);                                          \
+	LT_EXPORT bool name(type *istart, type *iend)                                        \
+	{                                                                                    \
+		RESOLVE(name);                                                               \
+		struct lt_thread *t = omp_begin();                                           \
+		if (!t)                                                                      \
+			return real_##name(istart, iend);                                    \
+		lt_finish(t);                                                                \
+		bool ret = real_##name(istart, iend);                                        \
+		if (lt_resume(t)) {                                                          \
+			lt_omp_emit(t, LT_REC_OMP_CHUNK, LT_OMP_loop, ret, 2,                \
+				    ret ? (uint64_t)*istart : 0, ret ? (uint64_t)*iend : 0); \
+			lt_finish(t);                                                        \
+		}                                                                            \
+		return ret;                                                                  \
 	}
 LOOP_NEXT(GOMP_loop_static_next, long)
 LOOP_NEXT(GOMP_loop_dynamic_next, long)
@@ -328,27 +329,27 @@ LOOP_NEXT(GOMP_loop_ull_ordered_guided_next, unsigned long long)
 LOOP_NEXT(GOMP_loop_ull_ordered_runtime_next, unsigned long long)
 
 /* The end of a worksharing construct `c`: with the implicit barrier (`barrier`), or not. */
-#define WS_END(name, ret_type, c, barrier)                                                    \
-	static ret_type (*real_##name)(void);                                                 \
-	LT_EXPORT ret_type name(void)                                                         \
-	{                                                                                     \
-		RESOLVE(name);                                                                \
-		struct lt_thread *t = omp_begin();                                            \
-		if (!t)                                                                       \
-			return real_##name();                                                 \
-		if (barrier)                                                                  \
-			OMP_ENTER_CS(t, LT_OMP_implicit_barrier, LT_OMP_F_IMPLICIT, 0, 0, 0); \
-		else                                                                          \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                          \
-		lt_finish(t);                                                                 \
-		WS_DECL_##ret_type ret = 0;                                                   \
-		WS_CALL_##ret_type(ret, real_##name());                                       \
-		if (barrier && lt_resume(t)) {                                                \
-			lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_implicit_barrier, 0, 0, 0, 0);    \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                          \
-			lt_finish(t);                                                         \
-		}                                                                             \
-		WS_RETURN_##ret_type(ret);                                                    \
+#define WS_END(name, ret_type, c, barrier)                                                     \
+	static ret_type (*real_##name)(void);                                                  \
+	LT_EXPORT ret_type name(void)                                                          \
+	{                                                                                      \
+		RESOLVE(name);                                                                 \
+		struct lt_thread *t = omp_begin();                                             \
+		if (!t)                                                                        \
+			return real_##name();                                                  \
+		if (barrier)                                                                   \
+			OMP_ENTER_CS(t, LT_OMP_implicit_barrier, LT_OMP_F_IMPLICIT, 0, 0, 0);  \
+		else                                                                           \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                       \
+		lt_finish(t);                                                                  \
+		WS_DECL_##ret_type ret = 0;                                                    \
+		WS_CALL_##ret_type(ret, real_##name());                                        \
+		if (barrier && lt_resume(t)) {                                                 \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_implicit_barrier, 0, 0, 0, 0); \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, c, 0, 0, 0, 0);                       \
+			lt_finish(t);                                                          \
+		}                                                                              \
+		WS_RETURN_##ret_type(ret);                                                     \
 	}
 /* Per return type: the variable holding the result, the call, the return. */
 typedef void void_t;
@@ -380,7 +381,7 @@ LT_EXPORT unsigned GOMP_sections_start(unsigned count)
 	lt_finish(t);
 	unsigned ret = real_GOMP_sections_start(count);
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_CHUNK, LT_OMP_sections, ret != 0, 2, ret, ret + 1ull);
+		lt_omp_emit(t, LT_REC_OMP_CHUNK, LT_OMP_sections, ret != 0, 2, ret, ret + 1ull);
 		lt_finish(t);
 	}
 	return ret;
@@ -396,30 +397,30 @@ LT_EXPORT unsigned GOMP_sections_next(void)
 	lt_finish(t);
 	unsigned ret = real_GOMP_sections_next();
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_CHUNK, LT_OMP_sections, ret != 0, 2, ret, ret + 1ull);
+		lt_omp_emit(t, LT_REC_OMP_CHUNK, LT_OMP_sections, ret != 0, 2, ret, ret + 1ull);
 		lt_finish(t);
 	}
 	return ret;
 }
 
 /* A call recorded as an enter and a leave of construct c (arg of the leave: its result). */
-#define SPAN(name, ret_type, c, obj)                                                        \
-	static ret_type (*real_##name)(void);                                               \
-	LT_EXPORT ret_type name(void)                                                       \
-	{                                                                                   \
-		RESOLVE(name);                                                              \
-		struct lt_thread *t = omp_begin();                                          \
-		if (!t)                                                                     \
-			return real_##name();                                               \
-		OMP_ENTER_CS(t, c, 0, 0, 0, 0);                                             \
-		lt_finish(t);                                                               \
-		WS_DECL_##ret_type ret = 0;                                                 \
-		WS_CALL_##ret_type(ret, real_##name());                                     \
-		if (lt_resume(t)) {                                                         \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, (uint32_t)(uintptr_t)ret, 0, 0, 0); \
-			lt_finish(t);                                                       \
-		}                                                                           \
-		WS_RETURN_##ret_type(ret);                                                  \
+#define SPAN(name, ret_type, c, obj)                                                            \
+	static ret_type (*real_##name)(void);                                                   \
+	LT_EXPORT ret_type name(void)                                                           \
+	{                                                                                       \
+		RESOLVE(name);                                                                  \
+		struct lt_thread *t = omp_begin();                                              \
+		if (!t)                                                                         \
+			return real_##name();                                                   \
+		OMP_ENTER_CS(t, c, 0, 0, 0, 0);                                                 \
+		lt_finish(t);                                                                   \
+		WS_DECL_##ret_type ret = 0;                                                     \
+		WS_CALL_##ret_type(ret, real_##name());                                         \
+		if (lt_resume(t)) {                                                             \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, c, (uint32_t)(uintptr_t)ret, 0, 0, 0); \
+			lt_finish(t);                                                           \
+		}                                                                               \
+		WS_RETURN_##ret_type(ret);                                                      \
 	}
 SPAN(GOMP_single_start, bool, LT_OMP_single, 0)
 SPAN(GOMP_single_copy_start, ptr_t, LT_OMP_single, 0)
@@ -432,33 +433,33 @@ SPAN(GOMP_taskyield, void_t, LT_OMP_taskyield, 0)
 
 static char unnamed_critical, atomic_lock; /* the lock objects of the unnamed ones */
 
-#define ACQUIRE(name, params, args, c, obj)                                            \
-	static void(*real_##name) params;                                              \
-	LT_EXPORT void name params                                                     \
-	{                                                                              \
-		RESOLVE(name);                                                         \
-		struct lt_thread *t = omp_begin();                                     \
-		if (!t)                                                                \
-			return real_##name args;                                       \
-		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)(obj), 0);                         \
-		lt_finish(t);                                                          \
-		real_##name args;                                                      \
-		if (lt_resume(t)) {                                                    \
-			lt_emit(t, LT_REC_OMP_ACQUIRED, c, 0, 1, (uintptr_t)(obj), 0); \
-			lt_finish(t);                                                  \
-		}                                                                      \
+#define ACQUIRE(name, params, args, c, obj)                                                \
+	static void(*real_##name) params;                                                  \
+	LT_EXPORT void name params                                                         \
+	{                                                                                  \
+		RESOLVE(name);                                                             \
+		struct lt_thread *t = omp_begin();                                         \
+		if (!t)                                                                    \
+			return real_##name args;                                           \
+		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)(obj), 0);                             \
+		lt_finish(t);                                                              \
+		real_##name args;                                                          \
+		if (lt_resume(t)) {                                                        \
+			lt_omp_emit(t, LT_REC_OMP_ACQUIRED, c, 0, 1, (uintptr_t)(obj), 0); \
+			lt_finish(t);                                                      \
+		}                                                                          \
 	}
-#define RELEASE(name, params, args, c, obj)                                 \
-	static void(*real_##name) params;                                   \
-	LT_EXPORT void name params                                          \
-	{                                                                   \
-		RESOLVE(name);                                              \
-		struct lt_thread *t = omp_begin();                          \
-		if (!t)                                                     \
-			return real_##name args;                            \
-		lt_emit(t, LT_REC_OMP_LEAVE, c, 0, 1, (uintptr_t)(obj), 0); \
-		lt_finish(t);                                               \
-		real_##name args;                                           \
+#define RELEASE(name, params, args, c, obj)                                     \
+	static void(*real_##name) params;                                       \
+	LT_EXPORT void name params                                              \
+	{                                                                       \
+		RESOLVE(name);                                                  \
+		struct lt_thread *t = omp_begin();                              \
+		if (!t)                                                         \
+			return real_##name args;                                \
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, c, 0, 1, (uintptr_t)(obj), 0); \
+		lt_finish(t);                                                   \
+		real_##name args;                                               \
 	}
 ACQUIRE(GOMP_critical_start, (void), (), LT_OMP_critical, &unnamed_critical)
 RELEASE(GOMP_critical_end, (void), (), LT_OMP_critical, &unnamed_critical)
@@ -477,35 +478,33 @@ ACQUIRE(omp_set_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_set_nest_lock, l)
 RELEASE(omp_unset_lock, (omp_lock_t * l), (l), LT_OMP_unset_lock, l)
 RELEASE(omp_unset_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_unset_nest_lock, l)
 
-#define TEST(name, type, c)                                                                \
-	static int (*real_##name)(type *);                                                 \
-	LT_EXPORT int name(type *l)                                                        \
-	{                                                                                  \
-		RESOLVE(name);                                                             \
-		struct lt_thread *t = omp_begin();                                         \
-		if (!t && lt_ompt_active) {                                                \
-			lt_omp_testing = 1;                                                \
-			int r = real_##name(l);                                            \
-			lt_omp_testing = 0;                                                \
-			return r;                                                          \
-		}                                                                          \
-		if (!t)                                                                    \
-			return real_##name(l);                                             \
-		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)l, 0);                                 \
-		lt_finish(t);                                                              \
-		int ret = real_##name(l);                                                  \
-		if (lt_resume(t)) {                                                        \
-			if (ret)                                                           \
-				lt_emit(t, LT_REC_OMP_ACQUIRED, c, 0, 1, (uintptr_t)l, 0); \
-			lt_emit(t, LT_REC_OMP_LEAVE, c, (uint32_t)ret, 0, 0, 0);           \
-			lt_finish(t);                                                      \
-		}                                                                          \
-		return ret;                                                                \
+#define TEST(name, type, c)                                                                    \
+	static int (*real_##name)(type *);                                                     \
+	LT_EXPORT int name(type *l)                                                            \
+	{                                                                                      \
+		RESOLVE(name);                                                                 \
+		struct lt_thread *t = omp_begin();                                             \
+		if (!t && lt_claimed(LT_MOD_OMP)) {                                            \
+			lt_in_try = 1;                                                         \
+			int r = real_##name(l);                                                \
+			lt_in_try = 0;                                                         \
+			return r;                                                              \
+		}                                                                              \
+		if (!t)                                                                        \
+			return real_##name(l);                                                 \
+		OMP_ENTER_CS(t, c, 0, 1, (uintptr_t)l, 0);                                     \
+		lt_finish(t);                                                                  \
+		int ret = real_##name(l);                                                      \
+		if (lt_resume(t)) {                                                            \
+			if (ret)                                                               \
+				lt_omp_emit(t, LT_REC_OMP_ACQUIRED, c, 0, 1, (uintptr_t)l, 0); \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, c, (uint32_t)ret, 0, 0, 0);           \
+			lt_finish(t);                                                          \
+		}                                                                              \
+		return ret;                                                                    \
 	}
 TEST(omp_test_lock, omp_lock_t, LT_OMP_test_lock)
 TEST(omp_test_nest_lock, omp_nest_lock_t, LT_OMP_test_nest_lock)
-
-__thread int lt_omp_testing LT_TLS;
 
 /* ---- tasks ---- */
 
@@ -542,12 +541,12 @@ static void task_trampoline(void *arg)
 		return;
 	}
 	unsigned f = h->flags & TASK_FLAG_UNTIED ? LT_OMP_F_UNTIED : 0;
-	lt_emit(t, LT_REC_OMP_TASK_BEGIN, 0, f, 2, h->id, (uintptr_t)h->fn);
+	lt_omp_emit(t, LT_REC_OMP_TASK_BEGIN, 0, f, 2, h->id, (uintptr_t)h->fn);
 	lt_finish(t);
 	uint64_t id = h->id;
 	h->fn(user);
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_TASK_END, 0, f, 1, id, 0);
+		lt_omp_emit(t, LT_REC_OMP_TASK_END, 0, f, 1, id, 0);
 		lt_finish(t);
 	}
 }
@@ -568,10 +567,10 @@ static void task_copy(void *dst, void *src)
 	if (s->taskloop) { /* one copy per task: each is a task of its own */
 		struct lt_thread *t = lt_begin(LT_MOD_OMP);
 		if (t) {
-			h->id = lt_omp_id(t);
-			lt_emit(t, LT_REC_OMP_ENTER, LT_OMP_task_create, 0, 2, h->id,
-				(uintptr_t)s->fn);
-			lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
+			h->id = lt_thread_id(t);
+			lt_omp_emit(t, LT_REC_OMP_ENTER, LT_OMP_task_create, 0, 2, h->id,
+				    (uintptr_t)s->fn);
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
 			lt_finish(t);
 		}
 	}
@@ -603,7 +602,7 @@ static void task_deps(struct lt_thread *t, uint64_t id, void **depend)
 				: i < nout + nmutex	  ? LT_OMP_DEP_MUTEXINOUTSET
 				: i < nout + nmutex + nin ? LT_OMP_DEP_IN
 							  : LT_OMP_DEP_DEPOBJ;
-		lt_emit(t, LT_REC_OMP_TASK_DEP, 0, kind, 2, id, (uintptr_t)depend[first + i]);
+		lt_omp_emit(t, LT_REC_OMP_TASK_DEP, 0, kind, 2, id, (uintptr_t)depend[first + i]);
 	}
 }
 
@@ -619,7 +618,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		return real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
 				      depend, priority, detach);
 	long off = task_off(arg_align);
-	struct task_hdr h = {{0, 0}, fn, cpyfn, data, off, arg_size, lt_omp_id(t), flags, 0};
+	struct task_hdr h = {{0, 0}, fn, cpyfn, data, off, arg_size, lt_thread_id(t), flags, 0};
 	OMP_ENTER_CS(t, LT_OMP_task_create, if_clause ? 0 : LT_OMP_F_UNDEFERRED, 2, h.id,
 		     (uintptr_t)fn);
 	if ((flags & TASK_FLAG_DEPEND) && depend)
@@ -628,7 +627,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	real_GOMP_task(task_trampoline, &h, task_copy, off + arg_size,
 		       arg_align > 8 ? arg_align : 8, if_clause, flags, depend, priority, detach);
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
 		lt_finish(t);
 	}
 }
@@ -653,7 +652,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			    arg_align > 8 ? arg_align : 8, flags, num_tasks, priority, start, end, \
 			    step);                                                                 \
 		if (lt_resume(t)) {                                                                \
-			lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskloop, 0, 0, 0, 0);                 \
+			lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskloop, 0, 0, 0, 0);             \
 			lt_finish(t);                                                              \
 		}                                                                                  \
 		return;                                                                            \
@@ -677,7 +676,7 @@ LT_EXPORT void GOMP_taskwait_depend(void **depend)
 	lt_finish(t);
 	real_GOMP_taskwait_depend(depend);
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskwait, 0, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskwait, 0, 0, 0, 0);
 		lt_finish(t);
 	}
 }
@@ -705,7 +704,9 @@ LT_EXPORT void GOMP_taskgroup_end(void)
 	lt_finish(t);
 	real_GOMP_taskgroup_end();
 	if (lt_resume(t)) {
-		lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskgroup, 0, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_taskgroup, 0, 0, 0, 0);
 		lt_finish(t);
 	}
 }
+
+LT_MODULE(gomp) = {.name = "gomp", .bit = LT_MOD_OMP, .order = 30};

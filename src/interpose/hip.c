@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu.h"
+#include "../shared/gpu.h"
 
 typedef int hipError_t;
 typedef int hipMemcpyKind; /* its values are enum lt_gpu_copy's */
@@ -323,3 +323,5 @@ WRAP(hipStreamWaitEvent_spt, (hipStream_t stream, hipEvent_t event, unsigned fla
      (stream, event, flags), LT_GPU_OP_CALL, (U(stream), U(event)), NULL)
 WRAP(hipGetDeviceCount, (int *count), (count), LT_GPU_OP_CALL, (), NULL)
 WRAP(hipSetDevice, (int device), (device), LT_GPU_OP_CALL, ((uint32_t)device), NULL)
+
+LT_MODULE(hip) = {.name = "hip", .bit = LT_MOD_HIP, .order = 70};

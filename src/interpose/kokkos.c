@@ -4,7 +4,7 @@
  *
  * Kokkos calls a tool through the kokkosp_* functions it looks up with dlsym on the library
  * named in KOKKOS_TOOLS_LIBS (Kokkos 3.7 and later) or KOKKOS_PROFILE_LIBRARY (earlier); it
- * never looks at a library that is only preloaded.  lt_kokkos_register(), called from the
+ * never looks at a library that is only preloaded.  kokkos_register(), called from the
  * constructor, names this library's own file there when the user named no tool: Kokkos's
  * dlopen of that path then returns this very copy, already initialised.
  *
@@ -24,8 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "lt.h"
+#include "../core/module.h"
+#include "../shared/modules.h"
+
+extern const struct lt_module lt_module_kokkos;
 
 /* The C types of Kokkos_Profiling_C_Interface.h, by layout. */
 struct kp_device_info {
@@ -98,12 +100,12 @@ static int tool_argument(char *name, size_t len)
 	return 0;
 }
 
-void lt_kokkos_register(void)
+static void kokkos_register(void)
 {
 	if (!(lt_active & LT_MOD_KOKKOS))
 		return;
 	Dl_info di;
-	if (!dladdr((void *)&lt_kokkos_register, &di) || !di.dli_fname ||
+	if (!dladdr((void *)&kokkos_register, &di) || !di.dli_fname ||
 	    !realpath(di.dli_fname, self_path)) {
 		lt_info("kokkos: cannot find this library's own path; Kokkos will not call it");
 		return;
@@ -126,7 +128,7 @@ void lt_kokkos_register(void)
 	}
 	/* Before 3.7 only KOKKOS_PROFILE_LIBRARY works; from 3.7 on it is deprecated (a warning
 	 * on every run).  Without a Kokkos in sight yet (static, or dlopen'ed later), the
-	 * modern name, and lt_kokkos_dlopened() adds the old one if an old Kokkos comes. */
+	 * modern name, and kokkos_dlopened() adds the old one if an old Kokkos comes. */
 	int old =
 	    !has_symbol(RTLD_DEFAULT, KOKKOS_INIT_37) && has_symbol(RTLD_DEFAULT, KOKKOS_INIT_OLD);
 	setenv(old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path, 1);
@@ -137,8 +139,9 @@ void lt_kokkos_register(void)
 /* After a successful dlopen (any thread): a Kokkos older than 3.7 that came in needs the old
  * variable.  The setenv is the one environment change made after start: it happens at most
  * once, when such a Kokkos is loaded, before it reads the variable in Kokkos::initialize. */
-void lt_kokkos_dlopened(void *handle)
+static void kokkos_dlopened(const char *name, void *handle)
 {
+	(void)name;
 	if (!__atomic_load_n(&set_tools_libs, __ATOMIC_ACQUIRE) || !handle)
 		return;
 	if (has_symbol(handle, KOKKOS_INIT_OLD) && !has_symbol(handle, KOKKOS_INIT_37) &&
@@ -181,7 +184,7 @@ static inline void begin_id(unsigned kind, const char *name, uint32_t device, ui
 			*id = 0;
 		return;
 	}
-	uint32_t n = ++t->kokkos_count;
+	uint32_t n = (uint32_t)++lt_local(t, &lt_module_kokkos)->n; /* kernels, fences begun */
 	if (id)
 		*id = n;
 	lt_counters(t, LT_MOD_KOKKOS);
@@ -419,8 +422,9 @@ LT_EXPORT void kokkosp_request_tool_settings(const uint32_t n, struct kp_tool_se
 	if (!t)
 		return;
 	const char *gpu = NULL;
-	int fence = lt_cfg.kokkos_fence == LT_KOKKOS_FENCE_ON;
-	if (lt_cfg.kokkos_fence == LT_KOKKOS_FENCE_AUTO)
+	uint64_t setting = lt_setting("LIBTRACE_KOKKOS_FENCE"); /* auto, on, off */
+	int fence = setting == 1;
+	if (setting == 0)
 		fence = dl_iterate_phdr(gpu_object, &gpu) != 0;
 	if (n >= 1 && settings)
 		settings->requires_global_fencing = fence;
@@ -452,3 +456,11 @@ LT_EXPORT void kokkosp_print_help(char *exe)
 	ssize_t r = write(STDOUT_FILENO, help, sizeof(help) - 1);
 	(void)r;
 }
+
+LT_MODULE(kokkos) = {
+    .name = "kokkos",
+    .bit = LT_MOD_KOKKOS,
+    .order = 40,
+    .constructor = kokkos_register,
+    .dlopened = kokkos_dlopened,
+};

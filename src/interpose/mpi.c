@@ -12,9 +12,10 @@
 #include <string.h>
 
 #include "libtrace/mpi_abi.h"
-#include "lt.h"
+#include <stdlib.h>
 
-__thread int lt_in_runtime LT_TLS;
+#include "../core/module.h"
+#include "../shared/modules.h"
 
 LT_EXPORT void *ltr_mpi_enter(const char *name, const void *caller)
 {
@@ -114,3 +115,19 @@ LT_EXPORT void ltr_mpi_clock(int64_t local_ns, int64_t offset_ns, int64_t rtt_ns
 	lt_meta_line("mpi_clock %lld %lld %lld", (long long)local_ns, (long long)offset_ns,
 		     (long long)rtt_ns);
 }
+
+/* The rank as the launcher tells it, before MPI_Init (meta header). */
+static void mpi_meta(void)
+{
+	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+						"SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *r = lt_foreign_env(rank_vars[i]);
+		if (r && *r >= '0' && *r <= '9') {
+			lt_meta_line("mpi_rank %d", atoi(r));
+			break;
+		}
+	}
+}
+
+LT_MODULE(mpi) = {.name = "mpi", .bit = LT_MOD_MPI, .order = 50, .meta = mpi_meta};

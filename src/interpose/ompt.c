@@ -8,14 +8,15 @@
  * we register).
  *
  * libomp finalizes after the preloaded library's destructor: the destructor leaves the end
- * of the process to our finalize callback (lt_ompt_finalized), so that the workers' last
+ * of the process to our finalize callback (ompt_ends_trace), so that the workers' last
  * events are kept.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+#include "../shared/omp.h"
 
 typedef union {
 	uint64_t value;
@@ -67,6 +68,9 @@ enum { STATUS_COMPLETE = 1, STATUS_CANCEL = 3, STATUS_DETACH = 4, STATUS_LATE_FU
 /* Implicit tasks keep their parallel id in task data, tagged apart from explicit task ids. */
 #define IMPLICIT_TAG (1ull << 63)
 
+/* An OMPT runtime started our tool; its finalize callback ran (it then ended the trace). */
+static int active, finalized;
+
 static inline struct lt_thread *ompt_begin(void)
 {
 	return lt_begin(LT_MOD_OMP);
@@ -85,10 +89,10 @@ static void emit_region(struct lt_thread *t, int endpoint, unsigned c, uint32_t 
 			uint64_t p0, const void *codeptr)
 {
 	if (endpoint == SCOPE_END) {
-		lt_emit(t, LT_REC_OMP_LEAVE, c, arg, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, c, arg, 0, 0, 0);
 	} else {
 		note_codeptr(t, codeptr);
-		lt_emit_cs(t, LT_REC_OMP_ENTER, c, arg, n, p0, 0);
+		lt_omp_emit_cs(t, LT_REC_OMP_ENTER, c, arg, n, p0, 0);
 	}
 }
 
@@ -101,10 +105,10 @@ static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t 
 		parallel->value = 0;
 		return;
 	}
-	parallel->value = lt_omp_id(t);
+	parallel->value = lt_thread_id(t);
 	note_codeptr(t, codeptr);
-	lt_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, requested, 2, parallel->value,
-		   (uintptr_t)codeptr);
+	lt_omp_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, requested, 2, parallel->value,
+		       (uintptr_t)codeptr);
 	lt_finish(t);
 }
 
@@ -115,7 +119,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	lt_emit(t, LT_REC_OMP_JOIN, LT_OMP_parallel, 0, 1, parallel->value, 0);
+	lt_omp_emit(t, LT_REC_OMP_JOIN, LT_OMP_parallel, 0, 1, parallel->value, 0);
 	lt_finish(t);
 }
 
@@ -130,10 +134,10 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
 	if (endpoint == SCOPE_BEGIN) {
 		uint64_t id = parallel ? parallel->value : 0;
 		task->value = id | IMPLICIT_TAG;
-		lt_emit(t, LT_REC_OMP_TEAM_BEGIN, LT_OMP_parallel, index, 2, id, size);
+		lt_omp_emit(t, LT_REC_OMP_TEAM_BEGIN, LT_OMP_parallel, index, 2, id, size);
 	} else {
-		lt_emit(t, LT_REC_OMP_TEAM_END, LT_OMP_parallel, index, 1,
-			task->value & ~IMPLICIT_TAG, 0);
+		lt_omp_emit(t, LT_REC_OMP_TEAM_END, LT_OMP_parallel, index, 1,
+			    task->value & ~IMPLICIT_TAG, 0);
 	}
 	lt_finish(t);
 }
@@ -228,9 +232,9 @@ static int mutex_construct(int kind)
 				  LT_OMP_atomic,
 				  LT_OMP_ordered};
 	int c = kind > 0 && kind < (int)(sizeof(map) / sizeof(map[0])) ? map[kind] : -1;
-	if (lt_omp_testing && c == LT_OMP_set_lock)
+	if (lt_in_try && c == LT_OMP_set_lock)
 		return LT_OMP_test_lock;
-	if (lt_omp_testing && c == LT_OMP_set_nest_lock)
+	if (lt_in_try && c == LT_OMP_set_nest_lock)
 		return LT_OMP_test_nest_lock;
 	return c;
 }
@@ -244,11 +248,11 @@ static void on_mutex_acquire(int kind, unsigned hint, unsigned impl, uint64_t wa
 	if (!t)
 		return;
 	note_codeptr(t, codeptr);
-	lt_emit_cs(t, LT_REC_OMP_ENTER, (unsigned)c, 0, 1, wait_id, 0);
+	lt_omp_emit_cs(t, LT_REC_OMP_ENTER, (unsigned)c, 0, 1, wait_id, 0);
 	/* A test does not wait, and nothing is reported when it fails: its region ends now;
 	 * a success is reported as the acquisition that follows. */
 	if (c == LT_OMP_test_lock || c == LT_OMP_test_nest_lock)
-		lt_emit(t, LT_REC_OMP_LEAVE, (unsigned)c, 0, 0, 0, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, (unsigned)c, 0, 0, 0, 0);
 	lt_finish(t);
 }
 
@@ -259,7 +263,7 @@ static void on_mutex_acquired(int kind, uint64_t wait_id, const void *codeptr)
 	struct lt_thread *t = c >= 0 ? ompt_begin() : NULL;
 	if (!t)
 		return;
-	lt_emit(t, LT_REC_OMP_ACQUIRED, (unsigned)c, 0, 1, wait_id, 0);
+	lt_omp_emit(t, LT_REC_OMP_ACQUIRED, (unsigned)c, 0, 1, wait_id, 0);
 	lt_finish(t);
 }
 
@@ -274,7 +278,7 @@ static void on_mutex_released(int kind, uint64_t wait_id, const void *codeptr)
 	struct lt_thread *t = c >= 0 ? ompt_begin() : NULL;
 	if (!t)
 		return;
-	lt_emit(t, LT_REC_OMP_LEAVE, (unsigned)c, 0, 1, wait_id, 0);
+	lt_omp_emit(t, LT_REC_OMP_LEAVE, (unsigned)c, 0, 1, wait_id, 0);
 	lt_finish(t);
 }
 
@@ -286,9 +290,9 @@ static void on_nest_lock(int endpoint, uint64_t wait_id, const void *codeptr)
 	if (!t)
 		return;
 	if (endpoint == SCOPE_BEGIN)
-		lt_emit(t, LT_REC_OMP_ACQUIRED, LT_OMP_set_nest_lock, 0, 1, wait_id, 0);
+		lt_omp_emit(t, LT_REC_OMP_ACQUIRED, LT_OMP_set_nest_lock, 0, 1, wait_id, 0);
 	else
-		lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_unset_nest_lock, 0, 1, wait_id, 0);
+		lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_unset_nest_lock, 0, 1, wait_id, 0);
 	lt_finish(t);
 }
 
@@ -302,12 +306,13 @@ static void on_task_create(ompt_data_t *parent, const void *frame, ompt_data_t *
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	task->value = lt_omp_id(t);
+	task->value = lt_thread_id(t);
 	unsigned f = (flags & TASK_UNDEFERRED ? LT_OMP_F_UNDEFERRED : 0) |
 		     (flags & TASK_UNTIED ? LT_OMP_F_UNTIED : 0);
 	note_codeptr(t, codeptr);
-	lt_emit_cs(t, LT_REC_OMP_ENTER, LT_OMP_task_create, f, 2, task->value, (uintptr_t)codeptr);
-	lt_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
+	lt_omp_emit_cs(t, LT_REC_OMP_ENTER, LT_OMP_task_create, f, 2, task->value,
+		       (uintptr_t)codeptr);
+	lt_omp_emit(t, LT_REC_OMP_LEAVE, LT_OMP_task_create, 0, 0, 0, 0);
 	lt_finish(t);
 }
 
@@ -322,8 +327,8 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
 			kind = LT_OMP_DEP_INOUTSET;
 		else if (kind > 4)
 			continue; /* doacross source/sink */
-		lt_emit(t, LT_REC_OMP_TASK_DEP, 0, kind, 2, task->value,
-			(uintptr_t)deps[i].variable.ptr);
+		lt_omp_emit(t, LT_REC_OMP_TASK_DEP, 0, kind, 2, task->value,
+			    (uintptr_t)deps[i].variable.ptr);
 	}
 	lt_finish(t);
 }
@@ -341,10 +346,11 @@ static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 	if (explicit_task(prior)) {
 		int done = status == STATUS_COMPLETE || status == STATUS_CANCEL ||
 			   status == STATUS_DETACH || status == STATUS_LATE_FULFILL;
-		lt_emit(t, LT_REC_OMP_TASK_END, 0, done ? 0 : LT_OMP_F_SWITCH, 1, prior->value, 0);
+		lt_omp_emit(t, LT_REC_OMP_TASK_END, 0, done ? 0 : LT_OMP_F_SWITCH, 1, prior->value,
+			    0);
 	}
 	if (explicit_task(next))
-		lt_emit(t, LT_REC_OMP_TASK_BEGIN, 0, 0, 2, next->value, 0);
+		lt_omp_emit(t, LT_REC_OMP_TASK_BEGIN, 0, 0, 2, next->value, 0);
 	lt_finish(t);
 }
 
@@ -354,8 +360,8 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, int kind, ompt
 	struct lt_thread *t = ompt_begin();
 	if (!t)
 		return;
-	lt_emit(t, LT_REC_OMP_CHUNK, kind == 2 ? LT_OMP_sections : LT_OMP_loop, 1, 2,
-		instance.value, instance.value + 1);
+	lt_omp_emit(t, LT_REC_OMP_CHUNK, kind == 2 ? LT_OMP_sections : LT_OMP_loop, 1, 2,
+		    instance.value, instance.value + 1);
 	lt_finish(t);
 }
 
@@ -386,7 +392,8 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 	};
 	for (size_t i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++)
 		set(cbs[i].event, cbs[i].fn);
-	lt_ompt_active = 1;
+	active = 1;
+	lt_claim(LT_MOD_OMP, 1); /* the GOMP wrappers stay quiet: OMPT reports their calls */
 	lt_meta_line("openmp ompt");
 	lt_info("OpenMP: recording through OMPT");
 	return 1; /* keep the tool */
@@ -395,7 +402,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 static void ompt_fini(ompt_data_t *tool_data)
 {
 	(void)tool_data;
-	lt_ompt_finalized = 1;
+	finalized = 1;
 	lt_process_end("exit");
 }
 
@@ -413,3 +420,12 @@ LT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version,
 	lt_debug("OpenMP runtime %s asks for a tool", runtime_version ? runtime_version : "?");
 	return &result;
 }
+
+/* The runtime's finalize ends the trace, after its threads' last events: the library
+ * destructor leaves it alone while the runtime is up. */
+static int ompt_ends_trace(void)
+{
+	return active && !finalized;
+}
+
+LT_MODULE(ompt) = {.name = "ompt", .bit = LT_MOD_OMP, .order = 31, .ends_trace = ompt_ends_trace};

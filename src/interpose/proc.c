@@ -20,7 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+#include "../shared/modules.h"
 
 #define RESOLVE(name) LT_RESOLVE(name, NULL)
 
@@ -293,8 +294,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t) {
 		void *h = dlopen_as(name, mode, caller);
-		lt_kokkos_dlopened(h);
-		lt_cupti_dlopened(name, h);
+		lt_dlopened(name, h);
 		return h;
 	}
 	LT_NOTE_CALLER(t);
@@ -302,8 +302,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	lt_call_enter_n(t, LT_FN_dlopen, 1, lt_string_id(t, name ? name : ""), 0);
 	lt_finish(t);
 	void *h = dlopen_as(name, mode, caller);
-	lt_kokkos_dlopened(h);
-	lt_cupti_dlopened(name, h);
+	lt_dlopened(name, h);
 	if (lt_resume(t)) {
 		if (h && name) {
 			/* dlerror() state is the program's: nothing below touches it. */
@@ -335,3 +334,5 @@ LT_EXPORT int dlclose(void *h)
 	}
 	return ret;
 }
+
+LT_MODULE(proc) = {.name = "proc", .bit = LT_MOD_PROC, .order = 20};

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+#include "../shared/modules.h"
 
 #define RESOLVE(name, version) LT_RESOLVE(name, version)
 
@@ -333,3 +334,5 @@ LT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	}
 	return ret;
 }
+
+LT_MODULE(pthread) = {.name = "pthread", .bit = LT_MOD_PTHREAD, .order = 10};

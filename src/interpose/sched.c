@@ -5,7 +5,7 @@
  * asks for shows at the instant it happened (the sampler thread would see it only at its
  * next period).  A change of another thread's affinity is left to the sampler.
  *
- * Nothing is recorded unless the cpu sampler is on (lt_cpu_records).
+ * Nothing is recorded unless a module follows the threads' CPUs (lt_track_moves).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,7 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+#include "../shared/modules.h"
 
 #define RESOLVE(name) LT_RESOLVE(name, NULL)
 
@@ -24,12 +25,12 @@ static __typeof__(&pthread_setaffinity_np) real_pthread_setaffinity_np;
 /* After a successful change of the calling thread's own affinity. */
 static void moved_self(void)
 {
-	if (!lt_cpu_records)
+	if (!lt_track_moves)
 		return;
 	int saved = errno;
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (t) {
-		lt_cpu_record(t);
+		lt_thread_moved(t);
 		lt_finish(t);
 	}
 	errno = saved;
@@ -43,7 +44,7 @@ LT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 		return -1;
 	}
 	int ret = real_sched_setaffinity(pid, size, set);
-	if (ret == 0 && lt_cpu_records && (pid == 0 || pid == (pid_t)syscall(SYS_gettid)))
+	if (ret == 0 && lt_track_moves && (pid == 0 || pid == (pid_t)syscall(SYS_gettid)))
 		moved_self();
 	return ret;
 }
@@ -54,7 +55,9 @@ LT_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_se
 	if (unlikely(!real_pthread_setaffinity_np))
 		return ENOSYS;
 	int ret = real_pthread_setaffinity_np(thread, size, set);
-	if (ret == 0 && lt_cpu_records && pthread_equal(thread, pthread_self()))
+	if (ret == 0 && lt_track_moves && pthread_equal(thread, pthread_self()))
 		moved_self();
 	return ret;
 }
+
+LT_MODULE(sched) = {.name = "sched", .bit = LT_MOD_PTHREAD, .order = 11};

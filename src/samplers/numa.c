@@ -138,7 +138,7 @@ static int memory_start(void)
 	}
 	per_node = 1;
 	/* The kernel walks every mapping's pages for numa_maps: at most ten reads a second. */
-	numa_every = 100000000u / lt_cfg.sample_period_ns;
+	numa_every = 100000000u / lt_setting("LIBTRACE_SAMPLE_PERIOD");
 	if (numa_every < 1)
 		numa_every = 1;
 	numa_tick = 0;

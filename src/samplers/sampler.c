@@ -7,7 +7,7 @@
  *
  * The thread is created with the real pthread_create (the program's thread list does not
  * change), blocks every signal, never takes a lock the program could hold, and stops at
- * process end: lt_sampler_stop() asks it to finish and waits a bounded time (100 ms), so
+ * process end: its end_stop hook asks it to finish and waits a bounded time (100 ms), so
  * that exit is never blocked.  After fork the child starts a sampler of its own.
  */
 #define _GNU_SOURCE
@@ -40,10 +40,17 @@ static struct {
 	int on[NOPS];	     /* the sampler started and samples */
 	int any;	     /* some sampler is on */
 	struct lt_thread *t; /* its state in the trace, kept across a pause */
-	pthread_t th;	     /* the thread now (joinable, for lt_sampler_pause) */
+	pthread_t th;	     /* the thread now (joinable, for sampler_pause) */
 } S;
 
 int lt_cpu_records;
+
+static unsigned samplers(void)
+{
+	return (unsigned)lt_setting("LIBTRACE_SAMPLERS");
+}
+
+static void sampler_after_fork_child(void);
 
 uint32_t smp_self_index(void)
 {
@@ -57,7 +64,7 @@ static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *
 
 int smp_path(char *buf, size_t len, const char *fmt, ...)
 {
-	int n = snprintf(buf, len, "%s", lt_cfg.sysfs_root);
+	int n = snprintf(buf, len, "%s", lt_setting_str("LIBTRACE_SYSFS_ROOT"));
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	/* "/x/" + "/sys/..." is fine for open(2); a trailing slash of the root is dropped. */
@@ -278,12 +285,12 @@ static void *sampler_main(void *arg)
 		S.t = t;
 		S.any = 0;
 		for (size_t i = 0; i < NOPS; i++) {
-			S.on[i] = (lt_cfg.samplers & all_ops[i]->bit) && all_ops[i]->start() == 0;
+			S.on[i] = (samplers() & all_ops[i]->bit) && all_ops[i]->start() == 0;
 			S.any |= S.on[i];
 		}
 	}
 	int any = S.any;
-	uint64_t period = lt_cfg.sample_period_ns;
+	uint64_t period = lt_setting("LIBTRACE_SAMPLE_PERIOD");
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (any && __atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_RUNNING) {
@@ -332,18 +339,25 @@ static void sampler_end(void)
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
 }
 
-void lt_sampler_prepare(void)
+/* Before the process's first thread registers: the NUMA map and lt_cpu_records. */
+static void sampler_prepare(int forked)
 {
+	if (forked)
+		sampler_after_fork_child();
 	lt_cpu_records = 0;
-	if (!lt_cfg.sample_period_ns || !lt_cfg.samplers)
-		return;
+	if (!lt_setting("LIBTRACE_SAMPLE_PERIOD") || !samplers())
+		goto out;
 	smp_numa_nodes(); /* the cpu -> node map, before any thread records its CPU */
-	lt_cpu_records = (lt_cfg.samplers & LT_SAMPLE_CPU) != 0;
+	lt_cpu_records = (samplers() & LT_SAMPLE_CPU) != 0;
+out:
+	lt_track_moves = lt_cpu_records;
 }
 
-void lt_sampler_start(void)
+/* Then the thread: after init, and in the child of fork. */
+static void sampler_start(int forked)
 {
-	if (!lt_cfg.sample_period_ns || !lt_cfg.samplers)
+	(void)forked;
+	if (!lt_setting("LIBTRACE_SAMPLE_PERIOD") || !samplers())
 		return;
 	if (!real_pthread_create_fn)
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
@@ -383,17 +397,17 @@ static void sampler_spawn(void)
 	}
 }
 
-int lt_sampler_pause(void)
+static void sampler_pause(void)
 {
 	uint32_t expected = S_RUNNING;
 	if (!__atomic_compare_exchange_n(&S.state, &expected, S_PAUSING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
-		return 0;
+		return;
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-	return lt_join_helper(S.th) == 0 ? 0 : -1;
+	lt_join_helper(S.th); /* a thread that did not end in time is left to end alone */
 }
 
-void lt_sampler_resume(void)
+static void sampler_resume(void)
 {
 	uint32_t expected = S_PAUSED;
 	if (__atomic_compare_exchange_n(&S.state, &expected, S_RUNNING, 0, __ATOMIC_ACQ_REL,
@@ -401,7 +415,7 @@ void lt_sampler_resume(void)
 		sampler_spawn();
 }
 
-void lt_sampler_stop(int wait)
+static void sampler_stop(int wait)
 {
 	uint32_t expected = S_PAUSED;
 	if (__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
@@ -439,7 +453,7 @@ void lt_sampler_stop(int wait)
 }
 
 /* In the child of fork: the sampler thread did not come along; forget its sources. */
-void lt_sampler_after_fork_child(void)
+static void sampler_after_fork_child(void)
 {
 	for (size_t i = 0; i < NOPS; i++) {
 		if (all_ops[i]->after_fork)
@@ -450,3 +464,29 @@ void lt_sampler_after_fork_child(void)
 	S.t = NULL; /* the parent's sampler, which did not come along */
 	S.state = S_IDLE;
 }
+
+/* Where a thread starts; the sampler thread follows it from there. */
+static void sampler_thread_start(struct lt_thread *t)
+{
+	if (lt_cpu_records)
+		lt_cpu_record(t);
+}
+
+/* A thread changed its own affinity: its CPU now, not at the next period. */
+static void sampler_thread_moved(struct lt_thread *t)
+{
+	if (lt_cpu_records)
+		lt_cpu_record(t);
+}
+
+LT_MODULE(samplers) = {
+    .name = "samplers",
+    .order = 90,
+    .start = sampler_prepare,
+    .started = sampler_start,
+    .pause = sampler_pause,
+    .resume = sampler_resume,
+    .end_stop = sampler_stop,
+    .thread_start = sampler_thread_start,
+    .thread_moved = sampler_thread_moved,
+};

@@ -19,7 +19,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/lt.h"
+#include "../core/module.h"
+
+/* Samplers of the sampler thread, selected by LIBTRACE_SAMPLERS (bits in the order of the
+ * option table's sampler names). */
+enum lt_sampler {
+	LT_SAMPLE_ENERGY = 1u << 0,	 /* RAPL: powercap sysfs, perf power events, PAPI */
+	LT_SAMPLE_TEMPERATURE = 1u << 1, /* hwmon temp*_input, thermal zones */
+	LT_SAMPLE_MEMORY = 1u << 2,	 /* resident set size, memory per NUMA node */
+	LT_SAMPLE_CPU = 1u << 3,	 /* each thread's CPU and NUMA node (migrations) */
+};
+
+/* Threads record their CPU (LT_SAMPLE_CPU with the sampler thread on). */
+extern LT_HIDDEN int lt_cpu_records;
+/* The NUMA node of a CPU, 0xffff when unknown. */
+LT_HIDDEN unsigned lt_cpu_node(int cpu);
+/* A CPU record of t's current CPU (sched_getcpu) and its node. */
+LT_HIDDEN void lt_cpu_record(struct lt_thread *t);
 
 /* A file a sampler reads again and again. */
 struct smp_src {

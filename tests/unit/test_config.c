@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include "../../src/samplers/sampler.h" /* the sampler bits, to check the mask */
+#include "../../src/shared/modules.h"
 #include "config.h"
 #include "lt.h"
 #include "test.h"
@@ -71,26 +73,26 @@ int main(int argc, char **argv)
 	CHECK_EQ(lt_cfg.quiet, 0);
 	CHECK_EQ(lt_cfg.debug, 0);
 	/* Durations: a unit is required (but for 0); 100us to 60s. */
-	CHECK_EQ(lt_cfg.sample_period_ns, 10000000u);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLE_PERIOD"), 10000000u);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=500us", NULL), 0);
-	CHECK_EQ(lt_cfg.sample_period_ns, 500000u);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLE_PERIOD"), 500000u);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=1s", NULL), 0);
-	CHECK_EQ(lt_cfg.sample_period_ns, 1000000000u);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLE_PERIOD"), 1000000000u);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=0", NULL), 0);
-	CHECK_EQ(lt_cfg.sample_period_ns, 0u);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLE_PERIOD"), 0u);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=10", NULL), 1); /* 10 what? */
-	CHECK_EQ(lt_cfg.sample_period_ns, 10000000u);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLE_PERIOD"), 10000000u);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=50us", NULL), 1); /* too fast */
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=2min", NULL), 1);
 	CHECK_EQ(load("LIBTRACE_SAMPLE_PERIOD=-5ms", NULL), 1);
 	/* Samplers, PAPI modules, call-site depth. */
-	CHECK_EQ(lt_cfg.samplers,
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLERS"),
 		 LT_SAMPLE_ENERGY | LT_SAMPLE_TEMPERATURE | LT_SAMPLE_MEMORY | LT_SAMPLE_CPU);
 	CHECK_EQ(load("LIBTRACE_SAMPLERS=memory,cpu", NULL), 0);
-	CHECK_EQ(lt_cfg.samplers, LT_SAMPLE_MEMORY | LT_SAMPLE_CPU);
+	CHECK_EQ(lt_setting("LIBTRACE_SAMPLERS"), LT_SAMPLE_MEMORY | LT_SAMPLE_CPU);
 	CHECK_EQ(load("LIBTRACE_SAMPLERS=pthread", NULL), 1); /* a module, not a sampler */
 	CHECK_EQ(load("LIBTRACE_PAPI_MODULES=omp", NULL), 0);
-	CHECK_EQ(lt_cfg.papi_modules, LT_MOD_OMP);
+	CHECK_EQ(lt_setting("LIBTRACE_PAPI_MODULES"), LT_MOD_OMP);
 	CHECK_EQ(lt_cfg.callsite_depth, 1);
 	CHECK_EQ(load("LIBTRACE_CALLSITE_DEPTH=32", NULL), 0);
 	CHECK_EQ(lt_cfg.callsite_depth, 32);

@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
+#include "../../src/shared/modules.h"
 #include "lt.h"
 #include "test.h"
 

@@ -6,14 +6,15 @@
  * Three layers record GPU API calls: the wrappers of the shared CUDA runtime (cuda.c), the
  * wrappers of the HIP runtime (hip.c) and CUPTI's callbacks (cupti.c).  When CUPTI is
  * active it sees every CUDA runtime call, the wrappers' included: the cudart wrappers then
- * pass calls through without a record (lt_cupti_active), so nothing is recorded twice.
+ * pass calls through without a record (the cuda claim, lt_claimed), so nothing is recorded twice.
  */
 #ifndef LIBTRACE_GPU_H
 #define LIBTRACE_GPU_H
 
 #include <stdint.h>
 
-#include "lt.h"
+#include "../core/module.h"
+#include "modules.h"
 
 /* Payload words of a GPU_ENTER after the correlation id (format.h: LAUNCH has 6). */
 #define LT_GPU_ARGS_MAX 6

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "lock.h"
+#include "../core/lock.h"
 
 #define NAMES_SIZE 8192u /* kernels per process; a power of two */
 

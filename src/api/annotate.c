@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * annotate.c - the annotation API (include/libtrace/annotate.h), module "user".
+ * annotate.c - the annotation API (include/libtrace/annotate.h), module "user": what the
+ * program itself calls, so it lives beside the core rather than among the interposers.
  */
 #include <string.h>
 
 #include "libtrace/annotate.h"
-#include "lt.h"
+#include "../core/module.h"
+#include "../shared/modules.h"
 
 LT_EXPORT void ltr_region_begin(const char *name)
 {
@@ -89,3 +91,5 @@ LT_EXPORT void ltr_region_end_h(uint32_t handle)
 	}
 	lt_finish(t);
 }
+
+LT_MODULE(user) = {.name = "user", .bit = LT_MOD_USER, .order = 5};

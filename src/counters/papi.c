@@ -21,8 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "lt.h"
+#include "../core/module.h"
 
 #define PAPI_OK		 0
 #define PAPI_NULL	 (-1)
@@ -33,7 +32,7 @@ struct lt_papi {
 	int set; /* PAPI event set, PAPI_NULL when the thread could not count */
 };
 
-unsigned lt_papi_modules;
+extern const struct lt_module lt_module_papi;
 
 static struct {
 	int (*library_init)(int);
@@ -121,10 +120,18 @@ static void destroy(int *set)
 	*set = PAPI_NULL;
 }
 
-void lt_papi_init(void)
+static void papi_read(struct lt_thread *t);
+
+/* At init, before any thread records: the events checked, lt_counter_modules set. */
+static void papi_start(int forked)
 {
-	char list[sizeof(lt_cfg.papi_events)], names[LT_PAPI_MAX][256];
-	if (!lt_cfg.papi_events[0] || !(lt_cfg.papi_modules & lt_cfg.modules))
+	if (forked)
+		return; /* papi_fork_child said it: counters are off there */
+	const char *events = lt_setting_str("LIBTRACE_PAPI_EVENTS");
+	unsigned modules = (unsigned)lt_setting("LIBTRACE_MODULES");
+	unsigned papi_modules = (unsigned)lt_setting("LIBTRACE_PAPI_MODULES");
+	char list[1024], names[LT_PAPI_MAX][256];
+	if (!events[0] || !(papi_modules & modules) || strlen(events) >= sizeof(list))
 		return;
 	if (load())
 		return;
@@ -136,7 +143,7 @@ void lt_papi_init(void)
 			err(rc));
 		return;
 	}
-	strcpy(list, lt_cfg.papi_events);
+	strcpy(list, events);
 	char *save = NULL;
 	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		int code;
@@ -163,15 +170,15 @@ void lt_papi_init(void)
 		nevents++;
 	}
 	if (nevents && (rc = papi.start(probe)) != PAPI_OK) {
-		lt_warn("PAPI: the events %s cannot be counted together (%s); counters off",
-			lt_cfg.papi_events, err(rc));
+		lt_warn("PAPI: the events %s cannot be counted together (%s); counters off", events,
+			err(rc));
 		nevents = 0;
 	}
 	destroy(&probe);
 	if (!nevents) {
 		lt_warn("PAPI: no event of LIBTRACE_PAPI_EVENTS=%s can be counted here; "
 			"counters off",
-			lt_cfg.papi_events);
+			events);
 		return;
 	}
 	for (unsigned i = 0; i < nevents; i++) {
@@ -180,11 +187,12 @@ void lt_papi_init(void)
 		lt_meta_escaped2("papi", idx, names[i]);
 		lt_meta_line("papi_code %u %#x", i, (unsigned)codes[i]);
 	}
-	lt_papi_modules = lt_cfg.papi_modules & lt_cfg.modules;
+	lt_counter_read = papi_read;
+	lt_counter_modules = papi_modules & modules;
 	char mods[128];
 	size_t n = 0;
 	for (size_t m = 0; lt_module_names[m] && n < sizeof(mods); m++)
-		if (lt_papi_modules & (1u << m))
+		if (lt_counter_modules & (1u << m))
 			n += (size_t)snprintf(mods + n, sizeof(mods) - n, "%s%s", n ? "," : "",
 					      lt_module_names[m]);
 	lt_meta_line("papi_modules %s", n ? mods : "none");
@@ -212,13 +220,14 @@ static struct lt_papi *thread_start(struct lt_thread *t)
 		}
 		pp->set = PAPI_NULL;
 	}
-	t->papi = pp;
+	lt_local(t, &lt_module_papi)->p = pp;
 	return pp;
 }
 
-void lt_papi_read(struct lt_thread *t)
+/* lt_counter_read: a COUNTERS record of t's events. */
+static void papi_read(struct lt_thread *t)
 {
-	struct lt_papi *pp = t->papi;
+	struct lt_papi *pp = lt_local(t, &lt_module_papi)->p;
 	if (unlikely(!pp) && !(pp = thread_start(t)))
 		return;
 	long long v[LT_PAPI_MAX];
@@ -231,12 +240,12 @@ void lt_papi_read(struct lt_thread *t)
 	lt_commit(t);
 }
 
-void lt_papi_thread_end(struct lt_thread *t)
+static void papi_thread_end(struct lt_thread *t)
 {
-	struct lt_papi *pp = t->papi;
+	struct lt_papi *pp = lt_local(t, &lt_module_papi)->p;
 	if (!pp)
 		return;
-	t->papi = NULL;
+	lt_local(t, &lt_module_papi)->p = NULL;
 	if (pp->set != PAPI_NULL) {
 		destroy(&pp->set);
 		papi.unregister_thread();
@@ -244,12 +253,20 @@ void lt_papi_thread_end(struct lt_thread *t)
 	free(pp);
 }
 
-void lt_papi_after_fork_child(void)
+static void papi_fork_child(void)
 {
-	if (!lt_papi_modules)
+	if (!lt_counter_modules)
 		return;
-	lt_papi_modules = 0;
+	lt_counter_modules = 0;
 	lt_warn("PAPI: counters are off in the forked child %d (the event sets count the "
 		"parent's threads)",
 		(int)getpid());
 }
+
+LT_MODULE(papi) = {
+    .name = "papi",
+    .order = 80,
+    .start = papi_start,
+    .fork_child = papi_fork_child,
+    .thread_end = papi_thread_end,
+};

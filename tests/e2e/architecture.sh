@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The runtime's architecture, checked:
+#  1. the core (src/core) names no module: no module, paradigm or sampler word outside the
+#     option table (config.c, config.h).  The words are the option table's module and
+#     sampler names, plus the libraries and sources the modules use;
+#  2. interposers meet only through the core: a file of src/interpose includes no other
+#     interposer's header, and each interposer object's undefined lt_* symbols are defined
+#     by the core or the shared helpers (src/shared), never by another module;
+#  3. no source file of the repository is over 1,500 lines (runtime files over 600 are
+#     listed, not failed).
+# Each violation is printed; the test fails when there is one.
+. "$(dirname "$0")/lib.sh"
+
+OBJ=$BUILD/CMakeFiles/trace_objs.dir/src
+[ -d "$OBJ/core" ] || fail "no runtime objects under $OBJ"
+violations=0
+violation() {
+	echo "VIOLATION: $*"
+	violations=$((violations + 1))
+}
+
+# ---- 1. the core names no module ----
+table() { # the quoted words of the C array $1 in config.c
+	awk -v name="$1" 'index($0, name "[] = {") { on = 1 } on { print } on && /};/ { exit }' \
+		"$SRC/src/core/config.c" | grep -o '"[a-z]*"' | tr -d '"'
+}
+names=$(table lt_module_names; table lt_sampler_names)
+[ "$(echo "$names" | wc -w)" -ge 8 ] || fail "cannot read the option table's names: $names"
+# Module names the core uses in their ordinary sense (the pthread API it is built on, /proc,
+# the user, memory and CPUs): not paradigm names.
+ordinary=" pthread proc user memory cpu "
+words=
+for n in $names; do
+	case $ordinary in *" $n "*) continue ;; esac
+	words="$words${words:+|}$n"
+done
+# Substrings: the libraries and interfaces behind the modules and samplers.
+libs='kokkos|cupti|cuda|hip|ompt|gomp|openmp|omp_|papi|sampler|rapl|thermal|numa|mpi'
+core_files=$(ls "$SRC"/src/core/*.[ch] | grep -v '/config\.[ch]$')
+hits=$(grep -niE "$libs" $core_files; grep -niwE "$words" $core_files)
+if [ -n "$hits" ]; then
+	violation "the core names modules (words: $libs; whole words: $words):"
+	echo "$hits" | sed 's/^/    /'
+fi
+
+# ---- 2. interposers meet only through the core ----
+for f in "$SRC"/src/interpose/*.c; do
+	while read -r inc; do
+		case $inc in
+		../core/module.h | ../core/lock.h | ../shared/*.h | format.h | libtrace/*.h) ;;
+		*) violation "$(basename "$f") includes \"$inc\" (allowed: ../core/module.h," \
+			"../core/lock.h, ../shared/*.h, format.h, libtrace/*.h)" ;;
+		esac
+	done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
+done
+# Symbols: what the core and the shared helpers define, then each module object's needs.
+defined=$(nm --defined-only "$OBJ"/core/*.o "$OBJ"/shared/*.o | awk 'NF == 3 {print $3}' |
+	sort -u)
+for dir in interpose samplers counters api; do
+	for o in "$OBJ"/$dir/*.o; do
+		[ -e "$o" ] || continue
+		own=$(ls "$OBJ"/$dir/*.o)
+		for s in $(nm --undefined-only "$o" | awk '$2 ~ /^lt_/ {print $2}'); do
+			grep -qx "$s" <<<"$defined" && continue
+			# A sampler may use the sampler thread's helpers: its own directory.
+			if [ $dir = samplers ] &&
+				nm --defined-only $own | awk 'NF == 3 {print $3}' | grep -qx "$s"; then
+				continue
+			fi
+			violation "$dir/$(basename "$o" .o) uses $s, which neither the core nor" \
+				"src/shared defines"
+		done
+	done
+done
+
+# ---- 3. file lengths ----
+if git -C "$SRC" rev-parse >/dev/null 2>&1; then
+	files=$(git -C "$SRC" ls-files | grep -E '\.(c|h|cpp|cu|py|sh|cmake|in|spec)$|CMakeLists\.txt$')
+else
+	files=$(cd "$SRC" && find . -path ./build -prune -o -type f \( -name '*.[ch]' -o \
+		-name '*.cpp' -o -name '*.py' -o -name '*.sh' -o -name CMakeLists.txt \) -print)
+fi
+# The converter's split, a change made beside this one, brings these under the limit: they
+# are named, not failed, until it is merged (then this list is to be emptied).
+pending=" tools/trace2otf2/convert.c tools/trace2otf2/paraver_out.c "
+for f in $files; do
+	[ -f "$SRC/$f" ] || continue
+	n=$(wc -l <"$SRC/$f")
+	if [ "$n" -gt 1500 ] && [[ $pending == *" $f "* ]]; then
+		echo "pending: $f has $n lines (over 1,500; split by the converter's change)"
+	elif [ "$n" -gt 1500 ]; then
+		violation "$f has $n lines (at most 1,500)"
+	elif [ "$n" -gt 600 ] && [[ $f == src/* ]]; then
+		echo "note: runtime file $f has $n lines (over 600)"
+	fi
+done
+
+[ $violations = 0 ] || fail "$violations architecture violation(s)"
+echo "ok: the core names no module, interposers meet only through the core, no file over 1,500 lines"
