@@ -591,5 +591,12 @@ LT_HIDDEN int lt_join_helper(pthread_t th);
 		if (unlikely(!real_##name))                          \
 			real_##name = lt_dlsym_next(#name, version); \
 	} while (0)
+/* The same through the module's own lookup(const char *name): a runtime that RTLD_NEXT may
+ * not see (one opened RTLD_LOCAL, one of several sonames). */
+#define LT_RESOLVE_BY(name, lookup)                  \
+	do {                                         \
+		if (unlikely(!real_##name))          \
+			real_##name = lookup(#name); \
+	} while (0)
 
 #endif /* LIBTRACE_MODULE_H */

@@ -22,8 +22,6 @@
 #include "../core/module.h"
 #include "../shared/modules.h"
 
-#define RESOLVE(name) LT_RESOLVE(name, NULL)
-
 /* Is fd a tracer file that the program must not see? */
 static int hidden(int fd)
 {
@@ -40,7 +38,7 @@ static __typeof__(&close) real_close;
 
 LT_EXPORT int close(int fd)
 {
-	RESOLVE(close);
+	LT_RESOLVE(close, NULL);
 	if (hidden(fd))
 		return ebadf();
 	return real_close(fd);
@@ -50,7 +48,7 @@ static __typeof__(&dup) real_dup;
 
 LT_EXPORT int dup(int fd)
 {
-	RESOLVE(dup);
+	LT_RESOLVE(dup, NULL);
 	if (hidden(fd))
 		return ebadf();
 	return real_dup(fd);
@@ -69,7 +67,7 @@ static int (*real_fcntl64)(int, int, ...);
 LT_EXPORT int fcntl(int fd, int cmd, ...)
 {
 	FCNTL_ARG(cmd, arg);
-	RESOLVE(fcntl);
+	LT_RESOLVE(fcntl, NULL);
 	if (hidden(fd))
 		return ebadf();
 	return real_fcntl(fd, cmd, arg);
@@ -78,7 +76,7 @@ LT_EXPORT int fcntl(int fd, int cmd, ...)
 LT_EXPORT int fcntl64(int fd, int cmd, ...)
 {
 	FCNTL_ARG(cmd, arg);
-	RESOLVE(fcntl64);
+	LT_RESOLVE(fcntl64, NULL);
 	if (hidden(fd))
 		return ebadf();
 	return real_fcntl64(fd, cmd, arg);
@@ -112,13 +110,13 @@ static int dup_onto(int (*call)(int, int, int), int from, int to, int flags)
 
 LT_EXPORT int dup2(int from, int to)
 {
-	RESOLVE(dup2);
+	LT_RESOLVE(dup2, NULL);
 	return dup_onto(call_dup2, from, to, 0);
 }
 
 LT_EXPORT int dup3(int from, int to, int flags)
 {
-	RESOLVE(dup3);
+	LT_RESOLVE(dup3, NULL);
 	return dup_onto(real_dup3, from, to, flags);
 }
 

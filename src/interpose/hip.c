@@ -65,12 +65,6 @@ static __attribute__((noinline)) void *hip_sym(const char *name)
 	return lt_dlsym_runtime(name, runtimes);
 }
 
-#define RESOLVE(name)                                 \
-	do {                                          \
-		if (unlikely(!real_##name))           \
-			real_##name = hip_sym(#name); \
-	} while (0)
-
 /* The GPU_ENTER of a call named `fn` (its call site noted in t), then into the runtime. */
 static __attribute__((noinline)) void hip_enter(struct lt_thread *t, const char *fn, unsigned op,
 						const uint64_t *w, unsigned n)
@@ -100,7 +94,7 @@ static __attribute__((noinline)) void hip_leave(struct lt_thread *t, unsigned op
 	LT_EXPORT hipError_t name params                                                    \
 	{                                                                                   \
 		int err = errno;                                                            \
-		RESOLVE(name);                                                              \
+		LT_RESOLVE_BY(name, hip_sym);                                               \
 		struct lt_thread *t = likely(real_##name) ? lt_begin(LT_MOD_HIP) : NULL;    \
 		errno = err;                                                                \
 		if (!t)                                                                     \
@@ -242,7 +236,7 @@ LT_EXPORT hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t sh
 						hipStream_t stream)
 {
 	int err = errno;
-	RESOLVE(__hipPushCallConfiguration);
+	LT_RESOLVE_BY(__hipPushCallConfiguration, hip_sym);
 	struct lt_thread *t = likely(real___hipPushCallConfiguration) ? lt_begin(LT_MOD_HIP) : NULL;
 	errno = err;
 	if (!t)
@@ -282,7 +276,7 @@ LT_EXPORT void __hipRegisterFunction(void **modules, const void *host, char *dev
 				     void *bid, dim3 *block, dim3 *grid, int *wave_size)
 {
 	int err = errno;
-	RESOLVE(__hipRegisterFunction);
+	LT_RESOLVE_BY(__hipRegisterFunction, hip_sym);
 	lt_gpu_kernel_name_set(host, device_name ? device_name : device_fn);
 	errno = err;
 	if (real___hipRegisterFunction)

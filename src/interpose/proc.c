@@ -23,13 +23,11 @@
 #include "../core/module.h"
 #include "../shared/modules.h"
 
-#define RESOLVE(name) LT_RESOLVE(name, NULL)
-
 static __typeof__(&fork) real_fork;
 
 LT_EXPORT pid_t fork(void)
 {
-	RESOLVE(fork);
+	LT_RESOLVE(fork, NULL);
 	/* A program with one thread forks with one thread: no helper of ours runs then, nor
 	 * after fork returns (Python warns about forking a process with threads).  The
 	 * helpers come back when next needed. */
@@ -69,7 +67,7 @@ static __typeof__(&setns) real_setns;
 
 LT_EXPORT int unshare(int flags)
 {
-	RESOLVE(unshare);
+	LT_RESOLVE(unshare, NULL);
 	if (flags & NEEDS_ONE_THREAD)
 		lt_helpers_pause();
 	return real_unshare(flags);
@@ -77,7 +75,7 @@ LT_EXPORT int unshare(int flags)
 
 LT_EXPORT int setns(int fd, int nstype)
 {
-	RESOLVE(setns);
+	LT_RESOLVE(setns, NULL);
 	if (nstype == 0 || (nstype & CLONE_NEWUSER))
 		lt_helpers_pause(); /* 0: any kind, a user namespace among them */
 	return real_setns(fd, nstype);
@@ -89,14 +87,14 @@ static __typeof__(&_Exit) real__Exit;
 
 LT_EXPORT void _exit(int status)
 {
-	RESOLVE(_exit);
+	LT_RESOLVE(_exit, NULL);
 	lt_process_end("_exit");
 	real__exit(status);
 }
 
 LT_EXPORT void _Exit(int status)
 {
-	RESOLVE(_Exit);
+	LT_RESOLVE(_Exit, NULL);
 	lt_process_end("_exit");
 	real__Exit(status);
 }
@@ -142,28 +140,28 @@ static __typeof__(&execvpe) real_execvpe;
 
 LT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RESOLVE(execve);
+	LT_RESOLVE(execve, NULL);
 	struct lt_thread *t = exec_begin(path, LT_CALLER());
 	return exec_end(t, real_execve(path, argv, envp));
 }
 
 LT_EXPORT int execv(const char *path, char *const argv[])
 {
-	RESOLVE(execv);
+	LT_RESOLVE(execv, NULL);
 	struct lt_thread *t = exec_begin(path, LT_CALLER());
 	return exec_end(t, real_execv(path, argv));
 }
 
 LT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	RESOLVE(execvp);
+	LT_RESOLVE(execvp, NULL);
 	struct lt_thread *t = exec_begin(file, LT_CALLER());
 	return exec_end(t, real_execvp(file, argv));
 }
 
 LT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RESOLVE(execvpe);
+	LT_RESOLVE(execvpe, NULL);
 	struct lt_thread *t = exec_begin(file, LT_CALLER());
 	return exec_end(t, real_execvpe(file, argv, envp));
 }
@@ -214,7 +212,7 @@ static __typeof__(&posix_spawnp) real_posix_spawnp;
 			   const posix_spawnattr_t *restrict attr, char *const argv[restrict], \
 			   char *const envp[restrict])                                         \
 	{                                                                                      \
-		RESOLVE(name);                                                                 \
+		LT_RESOLVE(name, NULL);                                                        \
 		struct lt_thread *t = lt_begin(LT_MOD_PROC);                                   \
 		if (!t)                                                                        \
 			return real_##name(pid, path, actions, attr, argv, envp);              \
@@ -289,7 +287,7 @@ static void *dlopen_as(const char *name, int mode, const void *caller)
 
 LT_EXPORT void *dlopen(const char *name, int mode)
 {
-	RESOLVE(dlopen);
+	LT_RESOLVE(dlopen, NULL);
 	const void *caller = __builtin_return_address(0);
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t) {
@@ -306,7 +304,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	if (lt_resume(t)) {
 		if (h && name) {
 			/* dlerror() state is the program's: nothing below touches it. */
-			lt_meta_escaped("dlopen", name);
+			lt_meta_escaped(LT_META_DLOPEN, name);
 			lt_meta_maps();
 		}
 		lt_counters(t, LT_MOD_PROC);
@@ -318,7 +316,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 
 LT_EXPORT int dlclose(void *h)
 {
-	RESOLVE(dlclose);
+	LT_RESOLVE(dlclose, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
 		return real_dlclose(h);

@@ -18,8 +18,6 @@
 #include "../core/module.h"
 #include "../shared/modules.h"
 
-#define RESOLVE(name, version) LT_RESOLVE(name, version)
-
 /*
  * WRAP(name, version, params, args, before, after) defines the wrapper of int name(params):
  * `before` is recorded, the real function runs without the guard, `after` is recorded
@@ -32,7 +30,7 @@
 	static __typeof__(&name) real_##name;                                                      \
 	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
-		RESOLVE(name, version);                                                            \
+		LT_RESOLVE(name, version);                                                         \
 		before;                                                                            \
 		lt_finish(t);                                                                      \
 		int ret = real_##name args;                                                        \
@@ -44,7 +42,7 @@
 	}                                                                                          \
 	static __attribute__((noinline)) int slow_##name(void *ra, LT_UNPAREN params)              \
 	{                                                                                          \
-		RESOLVE(name, version);                                                            \
+		LT_RESOLVE(name, version);                                                         \
 		struct lt_thread *t = lt_begin_slow(LT_MOD_PTHREAD);                               \
 		if (t) {                                                                           \
 			t->cs_ra = (uint64_t)(uintptr_t)ra;                                        \
@@ -204,7 +202,7 @@ static void *start_trampoline(void *p)
 LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr,
 			     void *(*fn)(void *), void *restrict arg)
 {
-	RESOLVE(pthread_create, NULL);
+	LT_RESOLVE(pthread_create, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (!t)
 		return lt_in_runtime ? create_quiet(th, attr, fn, arg)
@@ -264,7 +262,7 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	static __typeof__(&name) real_##name;                                   \
 	LT_EXPORT int name params                                               \
 	{                                                                       \
-		RESOLVE(name, NULL);                                            \
+		LT_RESOLVE(name, NULL);                                         \
 		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                 \
 		if (!t)                                                         \
 			return real_##name args;                                \
@@ -295,7 +293,7 @@ static __typeof__(&pthread_detach) real_pthread_detach;
 
 LT_EXPORT int pthread_detach(pthread_t th)
 {
-	RESOLVE(pthread_detach, NULL);
+	LT_RESOLVE(pthread_detach, NULL);
 	int ret = real_pthread_detach(th);
 	if (ret == 0 && __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON)
 		lt_thread_map_get((unsigned long)th, 1); /* nobody will join it */
@@ -306,7 +304,7 @@ static __typeof__(&pthread_exit) real_pthread_exit;
 
 LT_EXPORT void pthread_exit(void *ret)
 {
-	RESOLVE(pthread_exit, NULL);
+	LT_RESOLVE(pthread_exit, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (t) {
 		lt_call_enter0(t, LT_FN_pthread_exit);
@@ -319,7 +317,7 @@ static __typeof__(&pthread_setname_np) real_pthread_setname_np;
 
 LT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
-	RESOLVE(pthread_setname_np, NULL);
+	LT_RESOLVE(pthread_setname_np, NULL);
 	int ret = real_pthread_setname_np(th, name);
 	struct lt_thread *t;
 	if (ret == 0 && (t = lt_begin(LT_MOD_PTHREAD))) {

@@ -17,8 +17,6 @@
 #include "../core/module.h"
 #include "../shared/modules.h"
 
-#define RESOLVE(name) LT_RESOLVE(name, NULL)
-
 static __typeof__(&sched_setaffinity) real_sched_setaffinity;
 static __typeof__(&pthread_setaffinity_np) real_pthread_setaffinity_np;
 
@@ -38,7 +36,7 @@ static void moved_self(void)
 
 LT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
-	RESOLVE(sched_setaffinity);
+	LT_RESOLVE(sched_setaffinity, NULL);
 	if (unlikely(!real_sched_setaffinity)) {
 		errno = ENOSYS;
 		return -1;
@@ -51,7 +49,7 @@ LT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 
 LT_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
-	RESOLVE(pthread_setaffinity_np);
+	LT_RESOLVE(pthread_setaffinity_np, NULL);
 	if (unlikely(!real_pthread_setaffinity_np))
 		return ENOSYS;
 	int ret = real_pthread_setaffinity_np(thread, size, set);
