@@ -347,35 +347,35 @@ static void write_arguments(void)
 		return;
 	buf[n] = '\0';
 	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		lt_meta_escaped("arg", p);
+		lt_meta_escaped(LT_META_ARG, p);
 }
 
 static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 {
 	char host[256], exe[PATH_MAX], buf[PATH_MAX + 64];
 	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
-	lt_meta_line("pid %d", (int)getpid());
-	lt_meta_line("ppid %d", (int)getppid());
+	lt_meta_line(LT_META_PID " %d", (int)getpid());
+	lt_meta_line(LT_META_PPID " %d", (int)getppid());
 	lt_modules_meta();
 	if (gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
-		lt_meta_escaped("host", host);
+		lt_meta_escaped(LT_META_HOST, host);
 	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		lt_meta_escaped("exe", exe);
+		lt_meta_escaped(LT_META_EXE, exe);
 	}
 	write_arguments();
-	lt_meta_line("clock %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
-	lt_meta_line("clock_hz %.3f", lt_clock_hz());
+	lt_meta_line(LT_META_CLOCK " %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
+	lt_meta_line(LT_META_CLOCK_HZ " %.3f", lt_clock_hz());
 	lt_meta_sync();
 	for (size_t i = 0; lt_options[i].name; i++) {
 		lt_config_format(i, buf, sizeof(buf));
-		lt_meta_escaped("config", buf);
+		lt_meta_escaped(LT_META_CONFIG, buf);
 	}
 	if (parent_pid)
-		lt_meta_line("parent %d %u", (int)parent_pid, parent_thread);
+		lt_meta_line(LT_META_PARENT " %d %u", (int)parent_pid, parent_thread);
 	lt_meta_maps();
 }
 
@@ -423,7 +423,7 @@ void lt_init(void)
 	lt_thread_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	lt_callsite_depth = lt_cfg.callsite_depth;
-	lt_meta_line("callsite_depth %d", lt_callsite_depth);
+	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
 	lt_modules_start(0);
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
@@ -534,7 +534,7 @@ void lt_before_exec(void)
 	lt_buffer_flush_all(1);
 	lt_thread_counts_flush();
 	lt_meta_sync();
-	lt_meta_line("exec %llu", (unsigned long long)lt_now());
+	lt_meta_line(LT_META_EXEC " %llu", (unsigned long long)lt_now());
 }
 
 __attribute__((constructor)) static void lt_constructor(void)
@@ -562,7 +562,7 @@ void lt_process_end(const char *how)
 		lt_thread_counts_flush(); /* its lock might be the interrupted code's otherwise */
 	}
 	lt_meta_sync();
-	lt_meta_line("end %llu %s", (unsigned long long)lt_now(), how);
+	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);
 	struct stat st;
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
 	    st.st_dev == stderr_dev && st.st_ino == stderr_ino) {

@@ -118,7 +118,7 @@ void lt_meta_maps(void)
 				   &path_at) == 4 &&
 			    perms[2] == 'x' && path_at > 0 && line[path_at] == '/') {
 				char key[96];
-				snprintf(key, sizeof(key), "map %lx %lx %lx", lo, hi, off);
+				snprintf(key, sizeof(key), LT_META_MAP " %lx %lx %lx", lo, hi, off);
 				lt_meta_escaped(key, line + path_at);
 			}
 			line = nl + 1;
@@ -148,6 +148,6 @@ void lt_meta_sync(void)
 		}
 	}
 	uint64_t real = lt_clock_real_ns();
-	lt_meta_line("sync %llu %llu %llu", (unsigned long long)mid, (unsigned long long)mono,
-		     (unsigned long long)real);
+	lt_meta_line(LT_META_SYNC " %llu %llu %llu", (unsigned long long)mid,
+		     (unsigned long long)mono, (unsigned long long)real);
 }

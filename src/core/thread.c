@@ -96,8 +96,8 @@ static void counts_write_locked(void)
 			lt_meta_raw(buf, n);
 			n = 0;
 		}
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "chunks %u %llu\n", counts[i].index,
-				      (unsigned long long)counts[i].chunks);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, LT_META_CHUNKS " %u %llu\n",
+				      counts[i].index, (unsigned long long)counts[i].chunks);
 	}
 	if (n)
 		lt_meta_raw(buf, n);
@@ -138,7 +138,7 @@ void lt_thread_end(struct lt_thread *t)
 		count_chunks(t->index, t->seq);
 	if (t->lost_noslot)
 		/* It never had a ring: its loss can only be told in the meta file. */
-		lt_meta_line("lost %u %d %llu", t->index, LT_LOST_NORING,
+		lt_meta_line(LT_META_LOST " %u %d %llu", t->index, LT_LOST_NORING,
 			     (unsigned long long)t->lost_noslot);
 	lt_buffer_detach(t);
 	lt_lock(&reg_lock);

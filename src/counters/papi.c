@@ -184,8 +184,8 @@ static void papi_start(int forked)
 	for (unsigned i = 0; i < nevents; i++) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%u", i);
-		lt_meta_escaped2("papi", idx, names[i]);
-		lt_meta_line("papi_code %u %#x", i, (unsigned)codes[i]);
+		lt_meta_escaped2(LT_META_PAPI, idx, names[i]);
+		lt_meta_line(LT_META_PAPI_CODE " %u %#x", i, (unsigned)codes[i]);
 	}
 	lt_counter_read = papi_read;
 	lt_counter_modules = papi_modules & modules;
@@ -195,7 +195,7 @@ static void papi_start(int forked)
 		if (lt_counter_modules & (1u << m))
 			n += (size_t)snprintf(mods + n, sizeof(mods) - n, "%s%s", n ? "," : "",
 					      lt_module_names[m]);
-	lt_meta_line("papi_modules %s", n ? mods : "none");
+	lt_meta_line(LT_META_PAPI_MODULES " %s", n ? mods : "none");
 }
 
 /* The thread's event set, made at its first reading. */

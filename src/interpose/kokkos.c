@@ -160,7 +160,7 @@ LT_EXPORT void kokkosp_init_library(const int load_seq, const uint64_t interface
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
-	lt_meta_line("kokkos %llu", (unsigned long long)interface_version);
+	lt_meta_line(LT_META_KOKKOS " %llu", (unsigned long long)interface_version);
 	lt_info("kokkos: recording (interface version %llu)",
 		(unsigned long long)interface_version);
 	lt_finish(t);
@@ -171,7 +171,7 @@ LT_EXPORT void kokkosp_finalize_library(void)
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
-	lt_meta_line("kokkos_end %llu", (unsigned long long)lt_now());
+	lt_meta_line(LT_META_KOKKOS_END " %llu", (unsigned long long)lt_now());
 	lt_finish(t);
 }
 
@@ -390,7 +390,7 @@ LT_EXPORT void kokkosp_declare_metadata(const char *key, const char *value)
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
-	lt_meta_escaped2("kokkos_meta", key ? key : "", value ? value : "");
+	lt_meta_escaped2(LT_META_KOKKOS_META, key ? key : "", value ? value : "");
 	lt_finish(t);
 }
 
@@ -428,7 +428,7 @@ LT_EXPORT void kokkosp_request_tool_settings(const uint32_t n, struct kp_tool_se
 		fence = dl_iterate_phdr(gpu_object, &gpu) != 0;
 	if (n >= 1 && settings)
 		settings->requires_global_fencing = fence;
-	lt_meta_line("kokkos_fence %d", fence);
+	lt_meta_line(LT_META_KOKKOS_FENCE " %d", fence);
 	lt_info("kokkos: global fencing %s%s%s", fence ? "on" : "off", gpu ? ": " : "",
 		gpu ? gpu : "");
 	lt_finish(t);

@@ -100,9 +100,9 @@ LT_EXPORT void ltr_mpi_comm(void *token, uint64_t id, uint32_t size, const uint3
 
 LT_EXPORT void ltr_mpi_world(int rank, int size, const char *library)
 {
-	lt_meta_line("mpi_rank %d", rank);
-	lt_meta_line("mpi_size %d", size);
-	lt_meta_escaped("mpi_library", library);
+	lt_meta_line(LT_META_MPI_RANK " %d", rank);
+	lt_meta_line(LT_META_MPI_SIZE " %d", size);
+	lt_meta_escaped(LT_META_MPI_LIBRARY, library);
 }
 
 LT_EXPORT int64_t ltr_mpi_now(void)
@@ -112,7 +112,7 @@ LT_EXPORT int64_t ltr_mpi_now(void)
 
 LT_EXPORT void ltr_mpi_clock(int64_t local_ns, int64_t offset_ns, int64_t rtt_ns)
 {
-	lt_meta_line("mpi_clock %lld %lld %lld", (long long)local_ns, (long long)offset_ns,
+	lt_meta_line(LT_META_MPI_CLOCK " %lld %lld %lld", (long long)local_ns, (long long)offset_ns,
 		     (long long)rtt_ns);
 }
 
@@ -124,7 +124,7 @@ static void mpi_meta(void)
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
 		const char *r = lt_foreign_env(rank_vars[i]);
 		if (r && *r >= '0' && *r <= '9') {
-			lt_meta_line("mpi_rank %d", atoi(r));
+			lt_meta_line(LT_META_MPI_RANK " %d", atoi(r));
 			break;
 		}
 	}

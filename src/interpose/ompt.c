@@ -394,7 +394,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 		set(cbs[i].event, cbs[i].fn);
 	active = 1;
 	lt_claim(LT_MOD_OMP, 1); /* the GOMP wrappers stay quiet: OMPT reports their calls */
-	lt_meta_line("openmp ompt");
+	lt_meta_line(LT_META_OPENMP " ompt");
 	lt_info("OpenMP: recording through OMPT");
 	return 1; /* keep the tool */
 }

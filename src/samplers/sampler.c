@@ -217,7 +217,7 @@ uint32_t smp_metric(const char *scope, const char *mode, const char *unit, const
 {
 	uint32_t id = next_metric++;
 	char key[128];
-	snprintf(key, sizeof(key), "metric %u %s %s %s", id, scope, mode, unit);
+	snprintf(key, sizeof(key), LT_META_METRIC " %u %s %s %s", id, scope, mode, unit);
 	lt_meta_escaped(key, name);
 	return id;
 }
@@ -256,7 +256,7 @@ void smp_off(const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	lt_meta_escaped2("sampler_off", name, why);
+	lt_meta_escaped2(LT_META_SAMPLER_OFF, name, why);
 	lt_info("sampler %s: %s", name, why);
 }
 
@@ -364,7 +364,7 @@ static void sampler_start(int forked)
 	/* An index of its own, far above the program's: theirs stay 0, 1, 2... in order of
 	 * creation, with or without samplers. */
 	S.index = SAMPLER_INDEX;
-	lt_meta_line("sampler %u", S.index);
+	lt_meta_line(LT_META_SAMPLER " %u", S.index);
 	__atomic_store_n(&S.state, S_RUNNING, __ATOMIC_RELEASE);
 	sampler_spawn();
 }
@@ -393,7 +393,8 @@ static void sampler_spawn(void)
 		__atomic_store_n(&S.state, S_IDLE, __ATOMIC_RELEASE);
 		lt_warn("cannot start the sampler thread: %s; no samples",
 			strerror(err > 0 ? err : EAGAIN));
-		lt_meta_escaped2("sampler_off", "all", "the sampler thread could not be started");
+		lt_meta_escaped2(LT_META_SAMPLER_OFF, "all",
+				 "the sampler thread could not be started");
 	}
 }
 
