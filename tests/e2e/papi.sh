@@ -6,6 +6,7 @@
 # and a made-up one are each named once, and the run goes on with the others.
 . "$(dirname "$0")/lib.sh"
 CONVERT=$BUILD/trace2otf2
+grep -q 'libpapi.so' "$LIB" || skip "libtrace.so was built without the counters module (LIBTRACE_WITH_PAPI=OFF)"
 ls /usr/lib/*/libpapi.so* >/dev/null 2>&1 || skip "libpapi is not installed (apt-get install libpapi7.0)"
 cat >"$WORK/spin.c" <<'C'
 #include <pthread.h>
