@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * config.c - the LIBTRACE_* table and its parser.  Every variable the runtime reads is one
- * row here; README.md documents each row (a test keeps them in sync).
+ * row here; docs/settings.md and libtrace(7) document each row (tests keep them in sync).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
       per region calls, inclusive and exclusive time computed here from trace-dump's
       records, against the profile (user, pthread and process regions; one function region
       per thread)
-  check_report.py schema --readme README.md FILE.json
-      the JSON has exactly the members README.md documents for its schema, with their types
+  check_report.py schema --readme docs/profiles-and-ci.md FILE.json
+      the JSON has exactly the members docs/profiles-and-ci.md documents for its schema, with their types
   check_report.py csv FILE.csv PROFILE.json
   check_report.py table FILE.txt PROFILE.json [--top N]
   check_report.py compare FILE.json [--status STATUS=REGION]... [--verdict V]
@@ -169,13 +169,13 @@ TYPES = {
 
 
 def documented(readme, schema):
-    """{path: (type, optional)} from README's table after <!-- schema: NAME -->."""
+    """{path: (type, optional)} from the docs page's table after <!-- schema: NAME -->."""
     spec = {}
     lines = open(readme, encoding="utf-8").read().splitlines()
     try:
         i = lines.index("<!-- schema: %s -->" % schema) + 1
     except ValueError:
-        die("README.md documents no schema %s" % schema)
+        die("the docs page documents no schema %s" % schema)
     while i < len(lines) and not lines[i].startswith("|"):
         i += 1
     for line in lines[i + 2:]:
@@ -184,20 +184,20 @@ def documented(readme, schema):
         cells = [c.strip() for c in line.strip("|").split("|")]
         m = re.fullmatch(r"`([^`]+)`", cells[0])
         if not m:
-            die("README: cannot read the row " + line)
+            die("docs: cannot read the row " + line)
         typ = cells[1]
         optional = "(optional)" in typ
         typ = typ.replace("(optional)", "").replace("(required)", "").strip()
         nullable = typ.endswith(" or null")
         typ = typ[:-len(" or null")] if nullable else typ
         if typ not in TYPES:
-            die("README: unknown type %r in %s" % (typ, line))
+            die("docs: unknown type %r in %s" % (typ, line))
         path = m.group(1)
         b = re.match(r"\{([^}]*)\}(.*)", path)
         for alt in (b.group(1).split(",") if b else [path]):
             spec[alt + b.group(2) if b else path] = (typ, optional, nullable)
     if not spec:
-        die("README: the %s table is empty" % schema)
+        die("docs: the %s table is empty" % schema)
     return spec
 
 
@@ -244,7 +244,7 @@ def cmd_schema(a):
     walk(doc, "", seen)
     for p in seen:
         if p not in spec:
-            die("%s: member %s is not documented in README.md" % (a.file, p))
+            die("%s: member %s is not documented in docs/profiles-and-ci.md" % (a.file, p))
     for p, (typ, optional, nullable) in spec.items():
         parent, _, key = p.rpartition(".")
         for obj in objects_at(doc, parent):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # trace-report: a profile agrees with the raw records (calls, inclusive and exclusive time
 # computed independently from trace-dump's output); the table, CSV and JSON are well formed
-# and the JSON has exactly the members README.md documents; lost events are said; --compare
+# and the JSON has exactly the members docs/profiles-and-ci.md documents; lost events are said; --compare
 # finds a region slowed twofold and nothing else, passes identical programs, 3 runs against
 # 3, a saved baseline, tells appeared and vanished regions, and exits 2 for another program
 # and 3 for unreadable input.  An OTF2 archive converted from a trace profiles as the trace

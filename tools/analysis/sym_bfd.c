@@ -2,7 +2,8 @@
 /*
  * sym_bfd.c - the libbfd line backend: source file and line of an ELF virtual address from
  * the DWARF information of a module (or of its debug file), and C++ demangling.
- * Linking this file makes trace2otf2 a GPL-3.0-or-later combination (see README).
+ * Linking this file makes trace2otf2 and trace-report a GPL-3.0-or-later combination (see
+ * docs/development.md, "License").
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

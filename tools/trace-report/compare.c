@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * compare.c - the regression check (README.md, "Comparing runs").
+ * compare.c - the regression check (docs/profiles-and-ci.md, "Comparing runs").
  *
  * Per region (kind + name), one value per run (the metric: inclusive time, exclusive time
  * or calls; 0 in a run that never entered it), the median over each side's runs.  A region

@@ -19,7 +19,7 @@
 #define RP_SCHEMA	  "libtrace-profile/1"
 #define RP_COMPARE_SCHEMA "libtrace-compare/1"
 
-/* Exit statuses of trace-report (see the usage text and README). */
+/* Exit statuses of trace-report (see the usage text and docs/profiles-and-ci.md). */
 enum {
 	RP_EXIT_OK = 0,
 	RP_EXIT_REGRESSION = 1,
@@ -126,7 +126,7 @@ void rp_sort_regions(struct rp_run *run);
 /* The region's identity across runs. */
 int rp_region_cmp_key(const struct rp_region *a, const struct rp_region *b);
 
-/* store.c: the libtrace-profile/1 JSON (documented in README.md). */
+/* store.c: the libtrace-profile/1 JSON (documented in docs/profiles-and-ci.md). */
 void rp_write_json(FILE *f, struct rp_run *runs, size_t nruns);
 /*
  * Reads the runs of the profile at path and appends them to *runs.  Returns 0, or -1 with

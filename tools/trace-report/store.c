@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * store.c - profiles as JSON, schema "libtrace-profile/1" (README.md, "Profiles and
- * regression checks"): rp_write_json writes runs, rp_read_json reads them back for
+ * store.c - profiles as JSON, schema "libtrace-profile/1" (docs/profiles-and-ci.md,
+ * "Profiles and CI"): rp_write_json writes runs, rp_read_json reads them back for
  * --compare and for printing.  Reading is strict about what the schema requires and about
  * types; members it does not know are ignored (later versions only append members).
  */
