@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * buffer.c - per-thread rings in a shared file mapping, and the writer that drains them.
+ * buffer.c - per-thread rings in a shared file mapping; the writer that drains them is in
+ * writer.c.
  *
  * Design (see format.h for the files):
  *
@@ -35,9 +36,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +66,7 @@ static struct {
 	struct lt_lock slot_lock, io_lock;
 	int io_failed; /* the last write to events failed; io_lock */
 	int io_warned; /* a failed write was reported; io_lock */
-	/* the writer thread */
-	uint32_t wake;
-	int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
-	pthread_t writer;
 } R;
-
-/* The CPUs the process could use at start, before a runtime pinned its threads: the writer
- * runs on any of them rather than on the core of the thread that happened to start it. */
-static cpu_set_t start_cpus;
-static int start_cpus_ok;
-
-static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				     void *);
 
 static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
 {
@@ -161,9 +147,9 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
-		R.writer_state = 0;
+		lt_buf_writer_after_fork();
 	} else {
-		start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
+		lt_buf_writer_init();
 		R.chunks = 8;
 		R.chunk_size = lt_cfg.buffer_size / R.chunks;
 		R.chunk_size -= R.chunk_size % (uint64_t)page;
@@ -316,8 +302,6 @@ int lt_buffer_attach(struct lt_thread *t)
 	return 0;
 }
 
-static void writer_kick(void);
-
 static void chunk_seal(struct lt_chunk_header *c, int last)
 {
 	if (last)
@@ -335,7 +319,7 @@ void lt_buffer_detach(struct lt_thread *t)
 	t->slot = -1;
 	t->chunk = &t->dummy;
 	t->data = t->pos = t->end = t->sink;
-	writer_kick();
+	lt_buf_writer_kick();
 }
 
 /* Copies one chunk's header and committed records to the events file.  io_lock held. */
@@ -407,7 +391,7 @@ static int slot_reclaim(unsigned s)
 }
 
 /* One pass over every slot; frees the slots of ended threads once drained. */
-static void drain_all(void)
+void lt_buf_drain_all(void)
 {
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	for (unsigned s = 0; s < n; s++) {
@@ -472,13 +456,13 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 			cur->lost++;
 			t->chunk = &t->dummy;
 			t->data = t->pos = t->end = t->sink;
-			writer_kick();
+			lt_buf_writer_kick();
 			return t->sink;
 		}
 	}
 	chunk_seal(cur, 0);
 	chunk_start(t, next);
-	writer_kick();
+	lt_buf_writer_kick();
 	return lt_reserve(t, words);
 }
 
@@ -495,7 +479,7 @@ void lt_buffer_settle(struct lt_thread *t)
 		t->dropping = 0;
 		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
 		chunk_start(t, next);
-		writer_kick();
+		lt_buf_writer_kick();
 	}
 	errno = saved;
 }
@@ -511,7 +495,7 @@ uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
 
 void lt_buffer_flush_all(int snapshot_active)
 {
-	drain_all();
+	lt_buf_drain_all();
 	if (!snapshot_active)
 		return;
 	/* Copy what live threads have committed so far; the reader keeps the longest copy. */
@@ -544,105 +528,4 @@ void lt_buffer_trim(void)
 				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 					  chunk_offset(s, i), (off_t)R.chunk_size);
 	lt_file_done(&R.ring);
-}
-
-/* The writer: drains on every kick and at least every 100 ms; records a clock pair a second. */
-static void *writer_main(void *arg)
-{
-	(void)arg;
-	lt_tls_guard = 1; /* nothing this thread does is traced */
-	uint64_t last_sync = lt_clock_mono_ns();
-	while (__atomic_load_n(&R.writer_state, __ATOMIC_ACQUIRE) == 1) {
-		uint32_t seen = __atomic_load_n(&R.wake, __ATOMIC_ACQUIRE);
-		drain_all();
-		lt_thread_counts_flush();
-		uint64_t now = lt_clock_mono_ns();
-		if (now - last_sync >= 1000000000u) {
-			lt_meta_sync();
-			last_sync = now;
-		}
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		if (__atomic_load_n(&R.wake, __ATOMIC_ACQUIRE) == seen)
-			lt_futex(&R.wake, FUTEX_WAIT, seen, &ts);
-	}
-	return NULL;
-}
-
-static void writer_start(void)
-{
-	int expected = 0;
-	if (!__atomic_compare_exchange_n(&R.writer_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return;
-	if (!real_pthread_create_fn)
-		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
-	pthread_attr_t attr;
-	sigset_t all;
-	sigfillset(&all);
-	int err = -1;
-	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
-		/* The program's signals must never be delivered to the writer. */
-		pthread_attr_setsigmask_np(&attr, &all);
-		if (start_cpus_ok)
-			pthread_attr_setaffinity_np(&attr, sizeof(start_cpus), &start_cpus);
-		/* Joinable: lt_writer_pause waits until the kernel has let it go. */
-		err = real_pthread_create_fn(&R.writer, &attr, writer_main, NULL);
-		pthread_attr_destroy(&attr);
-	}
-	if (err) {
-		lt_warn("cannot start the writer thread; threads will drain their own rings");
-		__atomic_store_n(&R.writer_state, 2, __ATOMIC_RELEASE);
-		return;
-	}
-	lt_modules_resume(); /* if a pause stopped them: the helpers come back together */
-}
-
-static void writer_kick(void)
-{
-	int st = __atomic_load_n(&R.writer_state, __ATOMIC_ACQUIRE);
-	if (st == 0)
-		writer_start();
-	else if (st != 1)
-		return;
-	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
-	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
-}
-
-/*
- * Stops the writer and waits until its thread is gone (1 s at most: a write stuck on a
- * dead file system does not hold the program up).  The next kick starts a new one.
- */
-int lt_writer_pause(void)
-{
-	int expected = 1;
-	if (!__atomic_compare_exchange_n(&R.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return 0;
-	__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
-	lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
-	if (lt_join_helper(R.writer) != 0)
-		return -1; /* still there: stays "stopping", threads drain their own rings */
-	__atomic_store_n(&R.writer_state, 0, __ATOMIC_RELEASE);
-	return 0;
-}
-
-int lt_join_helper(pthread_t th)
-{
-	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
-	if (!timedjoin)
-		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 1;
-	return timedjoin ? timedjoin(th, NULL, &until) : -1;
-}
-
-void lt_writer_stop(void)
-{
-	int expected = 1;
-	if (__atomic_compare_exchange_n(&R.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED)) {
-		__atomic_fetch_add(&R.wake, 1, __ATOMIC_RELEASE);
-		lt_futex(&R.wake, FUTEX_WAKE, 1, NULL);
-	}
 }

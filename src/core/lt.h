@@ -36,7 +36,7 @@ extern LT_HIDDEN unsigned long (*lt_getauxval)(unsigned long);
 
 LT_HIDDEN void lt_clock_init(int requested);
 
-/* buffer.c */
+/* buffer.c, and writer.c for the writer thread */
 LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);
 LT_HIDDEN int lt_buffer_attach(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
@@ -49,6 +49,14 @@ LT_HIDDEN void lt_writer_stop(void);
 /* Stops the writer thread and waits until it is gone; the next sealed chunk starts it again
  * (and the modules' paused helpers with it).  0, or -1 when it did not end in time. */
 LT_HIDDEN int lt_writer_pause(void);
+/* Between the two halves: the rings drained once (buffer.c, for the writer); the writer
+ * woken, started on first use (writer.c, for the producers). */
+LT_HIDDEN void lt_buf_drain_all(void);
+LT_HIDDEN void lt_buf_writer_kick(void);
+/* Notes the CPUs the writer may run on (at the first open). */
+LT_HIDDEN void lt_buf_writer_init(void);
+/* In the child of fork: the parent's writer thread is not there. */
+LT_HIDDEN void lt_buf_writer_after_fork(void);
 
 /*
  * file.c: a file of the tracer's, kept usable whatever the program does to descriptors.

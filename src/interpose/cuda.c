@@ -3,7 +3,7 @@
  * cuda.c - module "cuda", its fallback layer: the entry points of the shared CUDA runtime
  * (libcudart.so, programs built with `nvcc -cudart shared`).
  *
- * CUPTI (cupti.c) is the primary mechanism: it sees every runtime and driver call, in a
+ * CUPTI (cupti/) is the primary mechanism: it sees every runtime and driver call, in a
  * static cudart (nvcc's default) and in NVIDIA's libraries too, and the device's work.
  * These wrappers see only calls that go through the dynamic symbol table to a shared
  * libcudart, measure host time only, and need no driver: without a GPU every call returns

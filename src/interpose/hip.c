@@ -21,11 +21,11 @@
  * Device side (the seam): ROCm's tools get device activity from rocprofiler-sdk (roctracer
  * before it; neither is in Debian 12, and this project is lent only NVIDIA GPUs).  A
  * backend would be one more file, rocprofiler.c, built only where
- * <rocprofiler-sdk/registration.h> is found (as cupti.c is where cupti.h is).  It exports
+ * <rocprofiler-sdk/registration.h> is found (as cupti/ is where cupti.h is).  It exports
  * rocprofiler_configure(), which rocprofiler-register finds among the symbols of the
  * preloaded library when the HIP runtime initialises; its tool_init creates a buffered
  * tracing context for kernel dispatches and memory copies, and the buffer callback writes
- * GPU_ACTIVITY records with times put on CLOCK_MONOTONIC as cupti.c does (paired
+ * GPU_ACTIVITY records with times put on CLOCK_MONOTONIC as cupti/activity.c does (paired
  * lt_now()/rocprofiler_get_timestamp() readings).  If it also takes the HIP API callbacks,
  * these wrappers must then pass calls through without a record, as the cudart wrappers do
  * when CUPTI is active (gpu.h), so that nothing is recorded twice.

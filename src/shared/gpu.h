@@ -4,7 +4,7 @@
  * the GPU_ENTER and GPU_LEAVE records (format.h) and the table of kernel names.
  *
  * Three layers record GPU API calls: the wrappers of the shared CUDA runtime (cuda.c), the
- * wrappers of the HIP runtime (hip.c) and CUPTI's callbacks (cupti.c).  When CUPTI is
+ * wrappers of the HIP runtime (hip.c) and CUPTI's callbacks (cupti/api.c).  When CUPTI is
  * active it sees every CUDA runtime call, the wrappers' included: the cudart wrappers then
  * pass calls through without a record (the cuda claim, lt_claimed), so nothing is recorded twice.
  */

@@ -6,7 +6,9 @@
 #     sampler names, plus the libraries and sources the modules use;
 #  2. interposers meet only through the core: a file of src/interpose includes no other
 #     interposer's header, and each interposer object's undefined lt_* symbols are defined
-#     by the core or the shared helpers (src/shared), never by another module;
+#     by the core or the shared helpers (src/shared), never by another module.  A module
+#     split over a folder of src/interpose is one module: its private headers and symbols
+#     are for its own files only;
 #  3. no source file of the repository is over 1,500 lines (runtime files over 600 are
 #     listed, not failed).
 # Each violation is printed; the test fails when there is one.
@@ -45,34 +47,51 @@ if [ -n "$hits" ]; then
 fi
 
 # ---- 2. interposers meet only through the core ----
-for f in "$SRC"/src/interpose/*.c; do
+# A module is one file of src/interpose, or one folder there (a large one: its files share a
+# private header).  A file includes the core's module.h and lock.h, the shared helpers, the
+# format and the public API, and, in a module's folder, that folder's own headers.
+root=$(realpath "$SRC")
+for f in "$SRC"/src/interpose/*.c "$SRC"/src/interpose/*/*.c; do
+	[ -e "$f" ] || continue
+	dir=$(realpath "$(dirname "$f")")
+	name=${f#"$SRC"/src/}
 	while read -r inc; do
-		case $inc in
-		../core/module.h | ../core/lock.h | ../shared/*.h | format.h | libtrace/*.h) ;;
-		*) violation "$(basename "$f") includes \"$inc\" (allowed: ../core/module.h," \
-			"../core/lock.h, ../shared/*.h, format.h, libtrace/*.h)" ;;
+		p=$(realpath -m "$dir/$inc")
+		case $p in
+		"$root"/src/core/module.h | "$root"/src/core/lock.h | "$root"/src/shared/*.h) continue ;;
 		esac
+		[ "$dir" != "$root/src/interpose" ] && [ "$(dirname "$p")" = "$dir" ] && continue
+		if [ ! -e "$p" ]; then
+			case $inc in format.h | libtrace/*.h) continue ;; esac
+		fi
+		violation "$name includes \"$inc\" (allowed: the core's module.h and lock.h," \
+			"src/shared/*.h, format.h, libtrace/*.h, its own module folder's headers)"
 	done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
 done
-# Symbols: what the core and the shared helpers define, then each module object's needs.
+# Symbols: what the core and the shared helpers define, then each module's needs: an object's
+# undefined lt_* symbols are the core's, the shared helpers', or its own module's (the files
+# of an interposer's folder; for a sampler, the sampler thread's directory).
 defined=$(nm --defined-only "$OBJ"/core/*.o "$OBJ"/shared/*.o | awk 'NF == 3 {print $3}' |
 	sort -u)
-for dir in interpose samplers counters api; do
-	for o in "$OBJ"/$dir/*.o; do
-		[ -e "$o" ] || continue
-		own=$(ls "$OBJ"/$dir/*.o)
+check_module() { # check_module OBJECTS...: one module's objects
+	local own o s
+	own=$(nm --defined-only "$@" | awk 'NF == 3 {print $3}' | sort -u)
+	for o in "$@"; do
 		for s in $(nm --undefined-only "$o" | awk '$2 ~ /^lt_/ {print $2}'); do
 			grep -qx "$s" <<<"$defined" && continue
-			# A sampler may use the sampler thread's helpers: its own directory.
-			if [ $dir = samplers ] &&
-				nm --defined-only $own | awk 'NF == 3 {print $3}' | grep -qx "$s"; then
-				continue
-			fi
-			violation "$dir/$(basename "$o" .o) uses $s, which neither the core nor" \
-				"src/shared defines"
+			grep -qx "$s" <<<"$own" && continue
+			violation "${o#"$OBJ"/} uses $s, which neither the core, src/shared nor its" \
+				"own module defines"
 		done
 	done
+}
+for o in "$OBJ"/interpose/*.o "$OBJ"/counters/*.o "$OBJ"/api/*.o; do
+	[ -e "$o" ] && check_module "$o"
 done
+for d in "$OBJ"/interpose/*/; do
+	[ -d "$d" ] && check_module "$d"*.o
+done
+[ -d "$OBJ/samplers" ] && check_module "$OBJ"/samplers/*.o
 
 # ---- 3. file lengths ----
 if git -C "$SRC" rev-parse >/dev/null 2>&1; then

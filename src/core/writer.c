@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * writer.c - the writer thread: it copies the rings' sealed chunks to the events file
+ * (buffer.c describes the rings and who owns what), woken by the producers' kicks.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+
+#include "lock.h"
+#include "lt.h"
+
+static struct {
+	uint32_t wake;
+	int writer_state; /* 0 not started, 1 running, 2 failed to start, 3 stopping */
+	pthread_t writer;
+} W;
+
+/* The CPUs the process could use at start, before a runtime pinned its threads: the writer
+ * runs on any of them rather than on the core of the thread that happened to start it. */
+static cpu_set_t start_cpus;
+static int start_cpus_ok;
+
+static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				     void *);
+
+void lt_buf_writer_init(void)
+{
+	start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
+}
+
+void lt_buf_writer_after_fork(void)
+{
+	W.writer_state = 0;
+}
+
+/* The writer: drains on every kick and at least every 100 ms; records a clock pair a second. */
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	lt_tls_guard = 1; /* nothing this thread does is traced */
+	uint64_t last_sync = lt_clock_mono_ns();
+	while (__atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE) == 1) {
+		uint32_t seen = __atomic_load_n(&W.wake, __ATOMIC_ACQUIRE);
+		lt_buf_drain_all();
+		lt_thread_counts_flush();
+		uint64_t now = lt_clock_mono_ns();
+		if (now - last_sync >= 1000000000u) {
+			lt_meta_sync();
+			last_sync = now;
+		}
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		if (__atomic_load_n(&W.wake, __ATOMIC_ACQUIRE) == seen)
+			lt_futex(&W.wake, FUTEX_WAIT, seen, &ts);
+	}
+	return NULL;
+}
+
+static void writer_start(void)
+{
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&W.writer_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	if (!real_pthread_create_fn)
+		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
+	pthread_attr_t attr;
+	sigset_t all;
+	sigfillset(&all);
+	int err = -1;
+	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
+		/* The program's signals must never be delivered to the writer. */
+		pthread_attr_setsigmask_np(&attr, &all);
+		if (start_cpus_ok)
+			pthread_attr_setaffinity_np(&attr, sizeof(start_cpus), &start_cpus);
+		/* Joinable: lt_writer_pause waits until the kernel has let it go. */
+		err = real_pthread_create_fn(&W.writer, &attr, writer_main, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (err) {
+		lt_warn("cannot start the writer thread; threads will drain their own rings");
+		__atomic_store_n(&W.writer_state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	lt_modules_resume(); /* if a pause stopped them: the helpers come back together */
+}
+
+void lt_buf_writer_kick(void)
+{
+	int st = __atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE);
+	if (st == 0)
+		writer_start();
+	else if (st != 1)
+		return;
+	__atomic_fetch_add(&W.wake, 1, __ATOMIC_RELEASE);
+	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
+}
+
+/*
+ * Stops the writer and waits until its thread is gone (1 s at most: a write stuck on a
+ * dead file system does not hold the program up).  The next kick starts a new one.
+ */
+int lt_writer_pause(void)
+{
+	int expected = 1;
+	if (!__atomic_compare_exchange_n(&W.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return 0;
+	__atomic_fetch_add(&W.wake, 1, __ATOMIC_RELEASE);
+	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
+	if (lt_join_helper(W.writer) != 0)
+		return -1; /* still there: stays "stopping", threads drain their own rings */
+	__atomic_store_n(&W.writer_state, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int lt_join_helper(pthread_t th)
+{
+	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
+	if (!timedjoin)
+		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	return timedjoin ? timedjoin(th, NULL, &until) : -1;
+}
+
+void lt_writer_stop(void)
+{
+	int expected = 1;
+	if (__atomic_compare_exchange_n(&W.writer_state, &expected, 3, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&W.wake, 1, __ATOMIC_RELEASE);
+		lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
+	}
+}
