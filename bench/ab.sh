@@ -9,7 +9,9 @@
 # repetitions; the table gives, per configuration, the median over the rounds and B/A.
 # Configurations: the mutex lock+unlock pair not preloaded (the machine's own noise),
 # preloaded with the pthread module off (a disabled module's cost), traced; the recorded
-# event and the annotation API's regions (bench_event).
+# event and the annotation API's regions (bench_event).  The sustained mutex loop (10M
+# pairs: the writer thread must keep up) swings by 2x from round to round on a small VM;
+# the 50k bursts are the hot path.
 set -eu
 [ $# -ge 2 ] || { sed -n '3,12p' "$0" >&2; exit 2; }
 rounds=${3:-7}
@@ -61,9 +63,12 @@ for line in open(sys.argv[1]):
     ab, cfg = tag.split(' ')
     res[(cfg, name, ab)].append(float(v))
 label = {'plain': 'not preloaded', 'off': 'pthread module off', 'on': 'traced', 'traced': 'traced'}
-print(f"median of {sys.argv[2]} rounds, ns          {'A':>8} {'B':>8}   B/A")
+print(f"ns, median of {sys.argv[2]} rounds (each round's values in brackets)")
+print(f"  {'':<58} {'A':>8} {'B':>8}   B/A")
 for cfg, name in sorted({(c, n) for c, n, _ in res}):
     a = statistics.median(res[(cfg, name, 'A')])
     b = statistics.median(res[(cfg, name, 'B')])
-    print(f"  {name[:26] + ', ' + label[cfg]:<36} {a:8.2f} {b:8.2f}  {b / a:5.2f}")
+    print(f"  {name + ', ' + label[cfg]:<58} {a:8.2f} {b:8.2f}  {b / a:5.2f}")
+    for ab in 'AB':
+        print(f"  {'':<4}{ab}: [{', '.join(f'{x:.1f}' for x in res[(cfg, name, ab)])}]")
 PY

@@ -81,7 +81,7 @@ static const char *result_string(CUptiResult r)
 
 static void off(const char *why)
 {
-	lt_meta_escaped("gpu_off cupti", why);
+	lt_meta_escaped(LT_META_GPU_OFF " cupti", why);
 	lt_info("CUDA device activity not recorded: %s", why);
 }
 
@@ -202,8 +202,8 @@ static void start(void)
 		return;
 	}
 	pthread_atfork(NULL, NULL, after_fork_child);
-	lt_meta_line("gpu cupti %u", version);
-	lt_meta_line("gpu_clock %s", lt_cupti_sync_map.on ? "sync" : "callback");
+	lt_meta_line(LT_META_GPU " cupti %u", version);
+	lt_meta_line(LT_META_GPU_CLOCK " %s", lt_cupti_sync_map.on ? "sync" : "callback");
 	lt_info("CUDA recorded through CUPTI %u", version);
 }
 

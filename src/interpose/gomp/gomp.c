@@ -120,7 +120,7 @@ static void par_trampoline(void *arg)
 static void (*real_GOMP_parallel)(void (*)(void *), void *, unsigned, unsigned);
 LT_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags)
 {
-	RESOLVE(GOMP_parallel);
+	LT_RESOLVE_BY(GOMP_parallel, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_parallel(fn, data, n, flags);
@@ -131,7 +131,7 @@ static unsigned (*real_GOMP_parallel_reductions)(void (*)(void *), void *, unsig
 LT_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n,
 					    unsigned flags)
 {
-	RESOLVE(GOMP_parallel_reductions);
+	LT_RESOLVE_BY(GOMP_parallel_reductions, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_parallel_reductions(fn, data, n, flags);
@@ -147,7 +147,7 @@ LT_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsi
 	LT_EXPORT void name(void (*fn)(void *), void *data, unsigned n, long start, long end,  \
 			    long incr, long chunk, unsigned flags)                             \
 	{                                                                                      \
-		RESOLVE(name);                                                                 \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                              \
 		struct lt_thread *t = omp_begin();                                             \
 		if (!t)                                                                        \
 			return real_##name(fn, data, n, start, end, incr, chunk, flags);       \
@@ -166,7 +166,7 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 	LT_EXPORT void name(void (*fn)(void *), void *data, unsigned n, long start, long end, \
 			    long incr, unsigned flags)                                        \
 	{                                                                                     \
-		RESOLVE(name);                                                                \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                             \
 		struct lt_thread *t = omp_begin();                                            \
 		if (!t)                                                                       \
 			return real_##name(fn, data, n, start, end, incr, flags);             \
@@ -181,7 +181,7 @@ static void (*real_GOMP_parallel_sections)(void (*)(void *), void *, unsigned, u
 LT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned count,
 				      unsigned flags)
 {
-	RESOLVE(GOMP_parallel_sections);
+	LT_RESOLVE_BY(GOMP_parallel_sections, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_parallel_sections(fn, data, n, count, flags);
@@ -196,7 +196,7 @@ LT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n
 	static bool(*real_##name) params;                                        \
 	LT_EXPORT bool name params                                               \
 	{                                                                        \
-		RESOLVE(name);                                                   \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                \
 		struct lt_thread *t = omp_begin();                               \
 		if (!t)                                                          \
 			return real_##name args;                                 \
@@ -270,7 +270,7 @@ LOOP_START(GOMP_loop_ordered_start,
 	static bool (*real_##name)(type *, type *);                                          \
 	LT_EXPORT bool name(type *istart, type *iend)                                        \
 	{                                                                                    \
-		RESOLVE(name);                                                               \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                            \
 		struct lt_thread *t = omp_begin();                                           \
 		if (!t)                                                                      \
 			return real_##name(istart, iend);                                    \
@@ -313,7 +313,7 @@ LOOP_NEXT(GOMP_loop_ull_ordered_runtime_next, unsigned long long)
 	static ret_type (*real_##name)(void);                                                  \
 	LT_EXPORT ret_type name(void)                                                          \
 	{                                                                                      \
-		RESOLVE(name);                                                                 \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                              \
 		struct lt_thread *t = omp_begin();                                             \
 		if (!t)                                                                        \
 			return real_##name();                                                  \
@@ -353,7 +353,7 @@ WS_END(GOMP_sections_end_cancel, bool, LT_OMP_sections, 1)
 static unsigned (*real_GOMP_sections_start)(unsigned);
 LT_EXPORT unsigned GOMP_sections_start(unsigned count)
 {
-	RESOLVE(GOMP_sections_start);
+	LT_RESOLVE_BY(GOMP_sections_start, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_sections_start(count);
@@ -370,7 +370,7 @@ LT_EXPORT unsigned GOMP_sections_start(unsigned count)
 static unsigned (*real_GOMP_sections_next)(void);
 LT_EXPORT unsigned GOMP_sections_next(void)
 {
-	RESOLVE(GOMP_sections_next);
+	LT_RESOLVE_BY(GOMP_sections_next, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_sections_next();
@@ -388,7 +388,7 @@ LT_EXPORT unsigned GOMP_sections_next(void)
 	static ret_type (*real_##name)(void);                                                   \
 	LT_EXPORT ret_type name(void)                                                           \
 	{                                                                                       \
-		RESOLVE(name);                                                                  \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                               \
 		struct lt_thread *t = omp_begin();                                              \
 		if (!t)                                                                         \
 			return real_##name();                                                   \

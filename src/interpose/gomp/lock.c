@@ -18,7 +18,7 @@ static char unnamed_critical, atomic_lock; /* the lock objects of the unnamed on
 	static void(*real_##name) params;                                                  \
 	LT_EXPORT void name params                                                         \
 	{                                                                                  \
-		RESOLVE(name);                                                             \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                          \
 		struct lt_thread *t = omp_begin();                                         \
 		if (!t)                                                                    \
 			return real_##name args;                                           \
@@ -34,7 +34,7 @@ static char unnamed_critical, atomic_lock; /* the lock objects of the unnamed on
 	static void(*real_##name) params;                                       \
 	LT_EXPORT void name params                                              \
 	{                                                                       \
-		RESOLVE(name);                                                  \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                               \
 		struct lt_thread *t = omp_begin();                              \
 		if (!t)                                                         \
 			return real_##name args;                                \
@@ -63,7 +63,7 @@ RELEASE(omp_unset_nest_lock, (omp_nest_lock_t * l), (l), LT_OMP_unset_nest_lock,
 	static int (*real_##name)(type *);                                                     \
 	LT_EXPORT int name(type *l)                                                            \
 	{                                                                                      \
-		RESOLVE(name);                                                                 \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                              \
 		struct lt_thread *t = omp_begin();                                             \
 		if (!t && lt_claimed(LT_MOD_OMP)) {                                            \
 			lt_in_try = 1;                                                         \

@@ -17,12 +17,6 @@
 /* The runtime's function `name` (gomp.c says where it is looked for). */
 LT_HIDDEN void *lt_gomp_sym(const char *name);
 
-#define RESOLVE(name)                                     \
-	do {                                              \
-		if (unlikely(!real_##name))               \
-			real_##name = lt_gomp_sym(#name); \
-	} while (0)
-
 /* Whether the GOMP_* and omp_* functions behind ours are libgomp's (1), or another
  * runtime's compatibility layer (0: LLVM libomp, which reports through OMPT, even for the
  * constructs before it started our tool).  -1 before the first call. */

@@ -117,7 +117,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			 long arg_size, long arg_align, bool if_clause, unsigned flags,
 			 void **depend, int priority, void *detach)
 {
-	RESOLVE(GOMP_task);
+	LT_RESOLVE_BY(GOMP_task, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
@@ -145,7 +145,7 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			    unsigned long num_tasks, int priority, type start, type end,           \
 			    type step)                                                             \
 	{                                                                                          \
-		RESOLVE(name);                                                                     \
+		LT_RESOLVE_BY(name, lt_gomp_sym);                                                  \
 		struct lt_thread *t = omp_begin();                                                 \
 		if (!t || arg_size < (long)(2 * sizeof(type)))                                     \
 			goto plain;                                                                \
@@ -173,7 +173,7 @@ TASKLOOP(GOMP_taskloop_ull, unsigned long long)
 static void (*real_GOMP_taskwait_depend)(void **);
 LT_EXPORT void GOMP_taskwait_depend(void **depend)
 {
-	RESOLVE(GOMP_taskwait_depend);
+	LT_RESOLVE_BY(GOMP_taskwait_depend, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_taskwait_depend(depend);
@@ -190,7 +190,7 @@ LT_EXPORT void GOMP_taskwait_depend(void **depend)
 static void (*real_GOMP_taskgroup_start)(void);
 LT_EXPORT void GOMP_taskgroup_start(void)
 {
-	RESOLVE(GOMP_taskgroup_start);
+	LT_RESOLVE_BY(GOMP_taskgroup_start, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (t) {
 		OMP_ENTER_CS(t, LT_OMP_taskgroup, 0, 0, 0, 0);
@@ -202,7 +202,7 @@ LT_EXPORT void GOMP_taskgroup_start(void)
 static void (*real_GOMP_taskgroup_end)(void);
 LT_EXPORT void GOMP_taskgroup_end(void)
 {
-	RESOLVE(GOMP_taskgroup_end);
+	LT_RESOLVE_BY(GOMP_taskgroup_end, lt_gomp_sym);
 	struct lt_thread *t = omp_begin();
 	if (!t)
 		return real_GOMP_taskgroup_end();
