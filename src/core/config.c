@@ -8,13 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../shared/modules.h"
 #include "config.h"
 #include "lt.h"
 
 struct lt_config lt_cfg;
 
-const char *const lt_module_names[] = {"pthread", "proc", "user", "omp", "kokkos",
-				       "mpi",	  "cuda", "hip",  NULL};
+#define MODULE_WORD(id, word) word,
+const char *const lt_module_names[] = {LT_MODULE_WORDS(MODULE_WORD) NULL};
+#undef MODULE_WORD
 
 const char *const lt_sampler_names[] = {"energy", "temperature", "memory", "cpu", NULL};
 

@@ -1,24 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * modules.h - the LIBTRACE_MODULES bits, shared by the modules (the core knows none of them:
- * it tests the bit a wrapper passes to lt_begin).  Bit i is the option table's module name
- * i (lt_module_names in config.c); a new bit is a new name there.
+ * it tests the bit a wrapper passes to lt_begin).  The option table (config.c) takes its
+ * module names from the same list: a new module word is one line of LT_MODULE_WORDS.
  */
 #ifndef LIBTRACE_SHARED_MODULES_H
 #define LIBTRACE_SHARED_MODULES_H
 
-enum lt_module_bit {
-	LT_MOD_PTHREAD = 1u << 0, /* pthread synchronisation and thread lifetime */
-	LT_MOD_PROC = 1u << 1,	  /* fork, exec, posix_spawn, dlopen */
-	LT_MOD_USER = 1u << 2,	  /* the annotation API (ltr_*) */
-	LT_MOD_OMP = 1u << 3,	  /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */
-	LT_MOD_KOKKOS = 1u << 4,  /* the Kokkos profiling interface (kokkosp_*) */
-	LT_MOD_MPI = 1u << 5,	  /* MPI, through the companion library libtrace-mpi-<abi>.so */
-	LT_MOD_CUDA = 1u << 6,	  /* CUDA: CUPTI, else the shared CUDA runtime's entry points */
-	LT_MOD_HIP = 1u << 7,	  /* HIP: the HIP runtime's entry points (libamdhip64) */
-};
-#define LT_MOD_ALL                                                                              \
-	(LT_MOD_PTHREAD | LT_MOD_PROC | LT_MOD_USER | LT_MOD_OMP | LT_MOD_KOKKOS | LT_MOD_MPI | \
-	 LT_MOD_CUDA | LT_MOD_HIP)
+/* The modules' words, in bit order: the option table's names come from this list too. */
+#define LT_MODULE_WORDS(X)                                                                   \
+	X(PTHREAD, "pthread") /* pthread synchronisation and thread lifetime */              \
+	X(PROC, "proc")	      /* fork, exec, posix_spawn, dlopen */                          \
+	X(USER, "user")	      /* the annotation API (ltr_*) */                               \
+	X(OMP, "omp")	      /* OpenMP: libgomp's GOMP_* entry points, OMPT runtimes */     \
+	X(KOKKOS, "kokkos")   /* the Kokkos profiling interface (kokkosp_*) */               \
+	X(MPI, "mpi")	      /* MPI, through the companion library libtrace-mpi-<abi>.so */ \
+	X(CUDA, "cuda")	      /* CUDA: CUPTI, else the shared CUDA runtime's entry points */ \
+	X(HIP, "hip")	      /* HIP: the HIP runtime's entry points (libamdhip64) */
+
+#define LT_MODULE_INDEX_(id, word) LT_MOD_INDEX_##id,
+enum { LT_MODULE_WORDS(LT_MODULE_INDEX_) LT_MOD_COUNT };
+#undef LT_MODULE_INDEX_
+
+#define LT_MODULE_BIT_(id, word) LT_MOD_##id = 1u << LT_MOD_INDEX_##id,
+enum lt_module_bit { LT_MODULE_WORDS(LT_MODULE_BIT_) };
+#undef LT_MODULE_BIT_
+#define LT_MOD_ALL ((1u << LT_MOD_COUNT) - 1)
 
 #endif /* LIBTRACE_SHARED_MODULES_H */
