@@ -73,13 +73,14 @@ if [ "$mode" = demo ]; then
 	exit 0
 fi
 
-# test: the unit tests and the converter's damaged-input suite under ASan+UBSan, the reader
-# fuzzed for 60 s, the buffer stress test under TSan, then the whole suite with warnings as
-# errors (last, so that its summary closes the output).
+# test: the unit tests and the converter's damaged-input suite under ASan+UBSan (and
+# trace-report, on MPI traces), the reader fuzzed for 60 s, the buffer stress test under
+# TSan, then the whole suite with warnings as errors (last, so that its summary closes the
+# output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure trace-dump \
-	fuzz_reader_replay trace2otf2 trace trace-annotate count_events exit_with
+	fuzz_reader_replay trace2otf2 trace-report trace trace-annotate count_events exit_with
 (cd build-asan && ctest --output-on-failure -L unit)
 # The converter under ASan+UBSan on the damaged-input suite, on MPI traces (messages,
 # communicators, clock alignment) where an MPI companion is built, and on GPU traces
