@@ -61,7 +61,8 @@ const struct lt_option lt_options[] = {
      "made the call)."},
     {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
-     "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug."},
+     "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug (values up to 100 are "
+     "accepted; above 2 is as 2)."},
     {"LIBTRACE_CUPTI", LT_OPT_CHOICE, "auto", "auto|off",
      "CUDA through CUPTI (device activity: kernels, copies; every CUDA call, static "
      "runtime and NVIDIA's libraries included) where CUPTI loads and a GPU answers (auto), "
