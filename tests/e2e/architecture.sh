@@ -8,7 +8,8 @@
 #     interposer's header, and each interposer object's undefined lt_* symbols are defined
 #     by the core or the shared helpers (src/shared), never by another module.  A module
 #     split over a folder of src/interpose is one module: its private headers and symbols
-#     are for its own files only;
+#     are for its own files only; and no more modules than LT_MODULES_MAX (each owns a word
+#     of every thread's module storage);
 #  3. no source file of the repository is over 1,500 lines (runtime files over 600 are
 #     listed, not failed).
 # Each violation is printed; the test fails when there is one.
@@ -93,6 +94,14 @@ for d in "$OBJ"/interpose/*/; do
 	[ -d "$d" ] && check_module "$d"*.o
 done
 [ -d "$OBJ/samplers" ] && check_module "$OBJ"/samplers/*.o
+
+# Each module owns one word of every thread's module storage, indexed by its place in the
+# section: one module more than LT_MODULES_MAX would write past it.  The test copy of the
+# runtime has every module of src/ plus the test module.
+max=$(sed -n 's/^#define LT_MODULES_MAX \([0-9]*\).*/\1/p' "$SRC/src/core/module.h")
+count=$(cat "$SRC"/src/*/*.c "$SRC"/src/*/*/*.c "$SRC"/tests/modules/*.c 2>/dev/null | grep -c '^LT_MODULE(')
+[ -n "$max" ] && [ "$count" -gt 1 ] || fail "cannot count the modules ($count) or read LT_MODULES_MAX ($max)"
+[ "$count" -le "$max" ] || violation "$count modules registered, LT_MODULES_MAX is $max (raise it)"
 
 # ---- 3. file lengths ----
 if git -C "$SRC" rev-parse >/dev/null 2>&1; then
