@@ -7,7 +7,7 @@
 
 #include "libtrace/annotate.h"
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 LT_EXPORT void ltr_region_begin(const char *name)
 {

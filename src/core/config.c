@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../shared/modules.h"
+#include "../common/modules.h"
 #include "config.h"
 #include "lt.h"
 

@@ -33,7 +33,7 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* lt_active's bits are the LIBTRACE_MODULES bits, in the order of the option table's module
- * names (their enum: src/shared/modules.h); the core only ever tests a wrapper's own bit. */
+ * names (their enum: src/common/modules.h); the core only ever tests a wrapper's own bit. */
 
 enum lt_state {
 	LT_STATE_UNINIT = 0,

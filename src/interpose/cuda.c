@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../shared/gpu.h"
+#include "../common/gpu.h"
 
 typedef int cuda_err;
 typedef void *cuda_stream;

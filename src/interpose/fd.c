@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 /* Is fd a tracer file that the program must not see? */
 static int hidden(int fd)

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../shared/gpu.h"
+#include "../common/gpu.h"
 
 typedef int hipError_t;
 typedef int hipMemcpyKind; /* its values are enum lt_gpu_copy's */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 extern const struct lt_module lt_module_kokkos;
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 LT_EXPORT void *ltr_mpi_enter(const char *name, const void *caller)
 {

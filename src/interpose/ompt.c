@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "../core/module.h"
-#include "../shared/omp.h"
+#include "../common/omp.h"
 
 typedef union {
 	uint64_t value;

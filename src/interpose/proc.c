@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 static __typeof__(&fork) real_fork;
 

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 /*
  * WRAP(name, version, params, args, before, after) defines the wrapper of int name(params):

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../core/module.h"
-#include "../shared/modules.h"
+#include "../common/modules.h"
 
 static __typeof__(&sched_setaffinity) real_sched_setaffinity;
 static __typeof__(&pthread_setaffinity_np) real_pthread_setaffinity_np;

@@ -6,7 +6,7 @@
 #     sampler names, plus the libraries and sources the modules use;
 #  2. interposers meet only through the core: a file of src/interpose includes no other
 #     interposer's header, and each interposer object's undefined lt_* symbols are defined
-#     by the core or the shared helpers (src/shared), never by another module.  A module
+#     by the core or the shared helpers (src/common), never by another module.  A module
 #     split over a folder of src/interpose is one module: its private headers and symbols
 #     are for its own files only; and no more modules than LT_MODULES_MAX (each owns a word
 #     of every thread's module storage);
@@ -28,8 +28,8 @@ table() { # the quoted words of the C array $1 in config.c
 	awk -v name="$1" 'index($0, name "[] = {") { on = 1 } on { print } on && /};/ { exit }' \
 		"$SRC/src/core/config.c" | grep -o '"[a-z]*"' | tr -d '"'
 }
-# The module words are LT_MODULE_WORDS's (src/shared/modules.h), which config.c's table uses.
-names=$(sed -n 's/^.*X([A-Z]*, "\([a-z]*\)").*/\1/p' "$SRC/src/shared/modules.h"; table lt_sampler_names)
+# The module words are LT_MODULE_WORDS's (src/common/modules.h), which config.c's table uses.
+names=$(sed -n 's/^.*X([A-Z]*, "\([a-z]*\)").*/\1/p' "$SRC/src/common/modules.h"; table lt_sampler_names)
 [ "$(echo "$names" | wc -w)" -ge 8 ] || fail "cannot read the option table's names: $names"
 # Module names the core uses in their ordinary sense (the pthread API it is built on, /proc,
 # the user, memory and CPUs): not paradigm names.
@@ -60,20 +60,20 @@ for f in "$SRC"/src/interpose/*.c "$SRC"/src/interpose/*/*.c; do
 	while read -r inc; do
 		p=$(realpath -m "$dir/$inc")
 		case $p in
-		"$root"/src/core/module.h | "$root"/src/core/lock.h | "$root"/src/shared/*.h) continue ;;
+		"$root"/src/core/module.h | "$root"/src/core/lock.h | "$root"/src/common/*.h) continue ;;
 		esac
 		[ "$dir" != "$root/src/interpose" ] && [ "$(dirname "$p")" = "$dir" ] && continue
 		if [ ! -e "$p" ]; then
 			case $inc in format.h | libtrace/*.h) continue ;; esac
 		fi
 		violation "$name includes \"$inc\" (allowed: the core's module.h and lock.h," \
-			"src/shared/*.h, format.h, libtrace/*.h, its own module folder's headers)"
+			"src/common/*.h, format.h, libtrace/*.h, its own module folder's headers)"
 	done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
 done
 # Symbols: what the core and the shared helpers define, then each module's needs: an object's
 # undefined lt_* symbols are the core's, the shared helpers', or its own module's (the files
 # of an interposer's folder; for a sampler, the sampler thread's directory).
-defined=$(nm --defined-only "$OBJ"/core/*.o "$OBJ"/shared/*.o | awk 'NF == 3 {print $3}' |
+defined=$(nm --defined-only "$OBJ"/core/*.o "$OBJ"/common/*.o | awk 'NF == 3 {print $3}' |
 	sort -u)
 check_module() { # check_module OBJECTS...: one module's objects
 	local own o s
@@ -82,7 +82,7 @@ check_module() { # check_module OBJECTS...: one module's objects
 		for s in $(nm --undefined-only "$o" | awk '$2 ~ /^lt_/ {print $2}'); do
 			grep -qx "$s" <<<"$defined" && continue
 			grep -qx "$s" <<<"$own" && continue
-			violation "${o#"$OBJ"/} uses $s, which neither the core, src/shared nor its" \
+			violation "${o#"$OBJ"/} uses $s, which neither the core, src/common nor its" \
 				"own module defines"
 		done
 	done

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../../src/core/module.h"
-#include "../../src/shared/modules.h"
+#include "../../src/common/modules.h"
 
 extern const struct lt_module lt_module_testmod;
 

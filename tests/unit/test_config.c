@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../src/samplers/sampler.h" /* the sampler bits, to check the mask */
-#include "../../src/shared/modules.h"
+#include "../../src/common/modules.h"
 #include "config.h"
 #include "lt.h"
 #include "test.h"

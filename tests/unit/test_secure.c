@@ -10,7 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
-#include "../../src/shared/modules.h"
+#include "../../src/common/modules.h"
 #include "lt.h"
 #include "test.h"
 

@@ -11,7 +11,7 @@
 
 #include <cupti.h>
 
-#include "../../shared/gpu.h"
+#include "../../common/gpu.h"
 #include "../../core/lock.h"
 
 /* The CUPTI functions we use, bound with dlsym. */

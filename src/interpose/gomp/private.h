@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../../core/module.h"
-#include "../../shared/omp.h"
+#include "../../common/omp.h"
 
 /* The runtime's function `name` (gomp.c says where it is looked for). */
 LT_HIDDEN void *lt_gomp_sym(const char *name);

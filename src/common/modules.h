@@ -4,8 +4,8 @@
  * it tests the bit a wrapper passes to lt_begin).  The option table (config.c) takes its
  * module names from the same list: a new module word is one line of LT_MODULE_WORDS.
  */
-#ifndef LIBTRACE_SHARED_MODULES_H
-#define LIBTRACE_SHARED_MODULES_H
+#ifndef LIBTRACE_COMMON_MODULES_H
+#define LIBTRACE_COMMON_MODULES_H
 
 /* The modules' words, in bit order: the option table's names come from this list too. */
 #define LT_MODULE_WORDS(X)                                                                   \
@@ -27,4 +27,4 @@ enum lt_module_bit { LT_MODULE_WORDS(LT_MODULE_BIT_) };
 #undef LT_MODULE_BIT_
 #define LT_MOD_ALL ((1u << LT_MOD_COUNT) - 1)
 
-#endif /* LIBTRACE_SHARED_MODULES_H */
+#endif /* LIBTRACE_COMMON_MODULES_H */
