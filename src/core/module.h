@@ -423,18 +423,7 @@ static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void 
 static inline void lt_call_enter_n(struct lt_thread *t, enum lt_fn fn, unsigned n, uint64_t p0,
 				   uint64_t p1)
 {
-	uint64_t ts = lt_now();
-	uint64_t ra = lt_callsite(t, ts);
-	unsigned w = 2 + n + (ra != 0);
-	uint64_t *p = lt_reserve(t, w);
-	lt_rec_put(p, ts, LT_REC_CALL_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, fn, 0);
-	if (n > 0)
-		p[2] = p0;
-	if (n > 1)
-		p[3] = p1;
-	if (ra)
-		p[2 + n] = ra;
-	lt_commit(t);
+	lt_emit_cs(t, LT_REC_CALL_ENTER, fn, 0, n, p0, p1);
 }
 
 /* lt_call_enter with the call site noted in t. */
