@@ -28,7 +28,35 @@ nonzero), --expect-comms N, --expect-comms-tag TAG=N, --expect-threads N, --expe
 --expect-label TYPE=SUBSTR (a VALUES label of TYPE contains it), --expect-state STATE (number or
 .pcf label; some thread spends > 0 ns in it). --summary prints the counts as JSON on stdout
 (and the ok line on stderr).
---self-test runs this checker on the example of extrae.md §3.5 and on broken variants of it.
+
+Extrae's conventions (fail on mismatch). A "burst" of TYPE on a thread: an event of TYPE with a nonzero
+value, lasting until that thread's next event of TYPE (or the end); pairs of one record apply in order.
+  --expect-calls TYPE:VALUE=N   (repeatable) N bursts of exactly VALUE (nonzero) of TYPE of positive
+          duration, over all threads: Paraver's event-value profile count; the mismatch says how many of
+          0 ns (which Paraver drops) there were too.
+  --no-zero-calls TYPE[,TYPE..] (repeatable) no burst of these types lasts 0 ns (thread, time, type:value).
+  --extrae-names  the THREAD labels of the .row, in header order, are 'THREAD a.t.h' (1-based numbers of
+          that thread), except pseudo-threads (GPU streams: a label not starting with 'THREAD '), which
+          come after all 'THREAD' threads of their task; no APPL label ends in ' [<digits>]'.
+  --expect-pseudo N   N pseudo-threads; implies the THREAD label rules of --extrae-names (not the APPL one).
+  --expect-task-pid TASK=PID   (repeatable) thread 1.TASK.1 has an event 40000036 (Process IDentifier)
+          of PID, and no thread of another task has one.
+  --mpi-extrae    every burst of 50000001..50000005 has a .pcf VALUES label that is a call of MPI_EXTRAE
+          (Extrae 5.1.2's encoding), with the table's type:value; one of positive duration is in the
+          table's state at its start ([t, t+1)); a VALUES label of those types that names a call of the
+          table has the table's value.
+  --expect-fork-join  some thread forks (60000001 nonzero); on each thread, time inside a fork (until its
+          60000001:0) and outside the outlined function that runs in it (60000018 nonzero, until 0) is in
+          state 7 (Scheduling and Fork/Join); the fork comes strictly before the first outlined function in
+          it; each fork is joined. Forks and outlined functions nest (an inner fork inside an outlined
+          function: its fork and join time is state 7, the rest of the outer function is not).
+  --expect-cpus   the header has a resource model; some event 40000033 (Executing CPU: the CPU within the
+          thread's node + 1, within the node's count) exists; once a thread had one at an earlier time,
+          each of its records (state begin, event time, either time of its side of a communication) has
+          cpu = the CPUs of the nodes before its node + the latest such value (a record at the time of a
+          change may have the cpu before or after it).
+--self-test runs this checker on the example of extrae.md §3.5, on a trace in Extrae's conventions, and
+on broken variants of them.
 """
 import argparse
 import collections
@@ -36,6 +64,7 @@ import json
 import os
 import re
 import sys
+from bisect import bisect_left, bisect_right
 import tempfile
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
@@ -52,6 +81,44 @@ HEADER_RE = re.compile(r"#Paraver \(([^)]*)\):(\d+)(_[a-z]+)?:(.*)")
 MODEL_RE = re.compile(r"(0|(\d+)\(([\d,]*)\)):(\d+):((?:\d+\([\d:,]*\))(?::\d+\([\d:,]*\))*)(?:,(\d+))?")
 UINTS_RE = re.compile(r"(?:0|[1-9][0-9]*)(?::(?:0|[1-9][0-9]*))*")
 COLOR_RE = re.compile(r"(\d+) +\{(\d+),(\d+),(\d+)\}")
+
+# Extrae's event types and states that the Extrae options check
+EV_CPU, EV_PID = 40000033, 40000036  # "Executing CPU" (CPU within its node + 1), "Process IDentifier"
+EV_FORK, EV_OUTLINED = 60000001, 60000018  # "Parallel (OMP)" (0: join), "Executed OpenMP parallel function"
+ST_FORK_JOIN = 7  # "Scheduling and Fork/Join"
+MPI_TYPES = range(50000001, 50000006)
+MPI_P, MPI_C, MPI_O, MPI_R = 50000001, 50000002, 50000003, 50000004
+MPI_STATES = {3: "Waiting a message", 4: "Blocking Send", 6: "Test/Probe", 8: "Wait/WaitAll",
+              10: "Immediate Send", 11: "Immediate Receive", 13: "Group Communication", 15: "Others",
+              16: "Send Receive", 17: "Memory transfer"}
+# name -> (type, value, state) in Extrae 5.1.2 (MPI_EventEncoding.h, mpi_prv_events.c, mpi_prv_semantics.c)
+MPI_EXTRAE = {
+    "MPI_Send": (MPI_P, 1, 4), "MPI_Recv": (MPI_P, 2, 3), "MPI_Isend": (MPI_P, 3, 10),
+    "MPI_Irecv": (MPI_P, 4, 11), "MPI_Wait": (MPI_P, 5, 8), "MPI_Waitall": (MPI_P, 6, 8),
+    "MPI_Bcast": (MPI_C, 7, 13), "MPI_Barrier": (MPI_C, 8, 13), "MPI_Reduce": (MPI_C, 9, 13),
+    "MPI_Allreduce": (MPI_C, 10, 13), "MPI_Alltoall": (MPI_C, 11, 13), "MPI_Alltoallv": (MPI_C, 12, 13),
+    "MPI_Gather": (MPI_C, 13, 13), "MPI_Gatherv": (MPI_C, 14, 13), "MPI_Scatter": (MPI_C, 15, 13),
+    "MPI_Scatterv": (MPI_C, 16, 13), "MPI_Allgather": (MPI_C, 17, 13), "MPI_Allgatherv": (MPI_C, 18, 13),
+    "MPI_Comm_rank": (MPI_O, 19, 15), "MPI_Comm_size": (MPI_O, 20, 15), "MPI_Comm_create": (MPI_O, 21, 15),
+    "MPI_Comm_dup": (MPI_O, 22, 15), "MPI_Comm_split": (MPI_O, 23, 15), "MPI_Comm_group": (MPI_O, 24, 15),
+    "MPI_Comm_free": (MPI_O, 25, 15), "MPI_Scan": (MPI_C, 30, 13), "MPI_Init": (MPI_O, 31, 15),
+    "MPI_Init_thread": (MPI_O, 31, 15), "MPI_Finalize": (MPI_O, 32, 15), "MPI_Bsend": (MPI_P, 33, 4),
+    "MPI_Ssend": (MPI_P, 34, 4), "MPI_Rsend": (MPI_P, 35, 4), "MPI_Ibsend": (MPI_P, 36, 10),
+    "MPI_Issend": (MPI_P, 37, 10), "MPI_Irsend": (MPI_P, 38, 10), "MPI_Test": (MPI_O, 39, 8),
+    "MPI_Cancel": (MPI_P, 40, 15), "MPI_Sendrecv": (MPI_P, 41, 16), "MPI_Sendrecv_replace": (MPI_P, 42, 16),
+    "MPI_Cart_create": (MPI_O, 43, 15), "MPI_Waitany": (MPI_P, 59, 8), "MPI_Waitsome": (MPI_P, 60, 8),
+    "MPI_Probe": (MPI_P, 61, 6), "MPI_Iprobe": (MPI_P, 62, 6), "MPI_Win_create": (MPI_R, 63, 15),
+    "MPI_Win_free": (MPI_R, 64, 15), "MPI_Put": (MPI_R, 65, 17), "MPI_Get": (MPI_R, 66, 17),
+    "MPI_Win_fence": (MPI_R, 68, 17), "MPI_Win_lock": (MPI_R, 74, 15), "MPI_Win_unlock": (MPI_R, 75, 15),
+    "MPI_Reduce_scatter": (MPI_C, 80, 13), "MPI_Group_excl": (MPI_O, 85, 15),
+    "MPI_Group_free": (MPI_O, 86, 15), "MPI_Group_incl": (MPI_O, 87, 15), "MPI_Abort": (MPI_O, 100, 15),
+    "MPI_Request_free": (MPI_O, 115, 15), "MPI_Testall": (MPI_O, 125, 8), "MPI_Testany": (MPI_O, 126, 8),
+    "MPI_Testsome": (MPI_O, 128, 8),
+    "MPI_Iallreduce": (MPI_C, 155, 13), "MPI_Ireduce": (MPI_C, 154, 13), "MPI_Ibarrier": (MPI_C, 156, 13),
+    "MPI_Ibcast": (MPI_C, 157, 13), "MPI_Ialltoall": (MPI_C, 158, 13), "MPI_Iallgather": (MPI_C, 160, 13),
+    "MPI_Reduce_scatter_block": (MPI_C, 168, 13), "MPI_Comm_split_type": (MPI_O, 194, 15),
+    "MPI_Exscan": (MPI_C, 214, 13),
+}
 
 
 class TooMany(Exception):
@@ -336,8 +403,9 @@ def parse_pcf(path, problem):
 
 # ---- .row ---------------------------------------------------------------------------------------
 
-def parse_row(path, header, problem):
-    """Returns {level: labels}, after checking the blocks and their sizes against the header."""
+def parse_row(path, header, problem, lines_of=None):
+    """Returns {level: labels}, after checking the blocks and their sizes against the header; fills
+    lines_of, when given, with {level: [line number of each label]}."""
     levels, where = {}, {}
     lines = read_lines(path, problem)
     for lineno, line in lines:
@@ -363,6 +431,8 @@ def parse_row(path, header, problem):
                 problem(path, nxt[0], "empty label in LEVEL %s (SIZE %d says %d labels follow)"
                         % (name, size, size))
             labels.append(nxt[1])
+            if lines_of is not None:
+                lines_of.setdefault(name, []).append(nxt[0])
         levels[name], where[name] = labels, lineno
     expected = {"THREAD": len(header.threads), "TASK": header.total_tasks, "APPL": len(header.appls),
                 "NODE": len(header.cpus), "CPU": header.total_cpus}
@@ -388,6 +458,18 @@ class Body:
         self.comm_tags = collections.Counter()
         self.last_end = {}  # thread -> end of its latest state
         self.reported = set()
+        # kept only for the options that need them: per thread, its events of the tracked types
+        # [(time, type, value, lineno)], its states [(begin, end, state)], and its records'
+        # [(times, cpu, lineno, what)] (--expect-cpus)
+        self.tracked = tracked_types(opts)
+        self.keep_states = opts.mpi_extrae or opts.expect_fork_join
+        self.timeline = collections.defaultdict(list)
+        self.thread_states = collections.defaultdict(list)
+        self.cpu_records = collections.defaultdict(list)
+
+    def keep_cpu(self, thr, times, cpu, lineno, what):
+        if thr and self.opts.expect_cpus:
+            self.cpu_records[thr].append((times, cpu, lineno, what))
 
     def report(self, lineno, msg, once=None):
         """Reports a problem; one with a `once` key (an undefined label) only at its first use."""
@@ -441,6 +523,9 @@ class Body:
                             "--allow-gaps allows this)" % (*thr, last, begin))
             self.last_end[thr] = max(last, end)
             self.state_time[thr][state] += end - begin
+            if self.keep_states:
+                self.thread_states[thr].append((begin, end, state))
+        self.keep_cpu(thr, (begin,), cpu, lineno, "state record")
         return begin
 
     def event(self, lineno, f):
@@ -451,8 +536,9 @@ class Body:
         v = self.numbers(lineno, f[1:6], "event record")
         if v is None:
             return None
-        self.located(lineno, *v[:4], "event record")
+        thr = self.located(lineno, *v[:4], "event record")
         self.in_time(lineno, "event", v[4])
+        self.keep_cpu(thr, (v[4],), v[0], lineno, "event record")
         for typ_s, val_s in zip(f[6::2], f[7::2]):
             typ, val = uint(typ_s), sint(val_s)
             if typ is None or typ > INT32_MAX:
@@ -462,6 +548,8 @@ class Body:
                 self.report(lineno, "value %r of event type %d is not a signed 64-bit integer" % (val_s, typ))
                 continue
             self.events[typ][val] += 1
+            if thr and typ in self.tracked:
+                self.timeline[thr].append((v[4], typ, val, lineno))
             block = self.pcf.types.get(typ)
             if block is None:
                 self.report(lineno, "event type %d has no EVENT_TYPE line in the .pcf" % typ, ("type", typ))
@@ -478,8 +566,10 @@ class Body:
         if v is None:
             return None
         ls, ps, lr, pr, size, tag = v[4], v[5], v[10], v[11], v[12], v[13]
-        self.located(lineno, *v[0:4], "communication sender")
-        self.located(lineno, *v[6:10], "communication receiver")
+        sender = self.located(lineno, *v[0:4], "communication sender")
+        receiver = self.located(lineno, *v[6:10], "communication receiver")
+        self.keep_cpu(sender, (ls, ps), v[0], lineno, "communication send side")
+        self.keep_cpu(receiver, (lr, pr), v[6], lineno, "communication receive side")
         self.in_time(lineno, "communication", ls, ps, lr, pr)
         if not self.opts.allow_backward_comms and (lr < ls or pr < ps):
             self.report(lineno, "received (logical %d, physical %d) before it was sent (logical %d, physical "
@@ -515,6 +605,262 @@ class Body:
                 self.report(0, "thread %d.%d.%d has %s: states must cover [0, %d] (--allow-gaps allows "
                             "this)" % (*thr, "no state" if end is None else "no state after %d" % end,
                                        self.header.end))
+
+
+# ---- Extrae's conventions (the Extrae options) --------------------------------------------------
+
+def tracked_types(opts):
+    """The event types whose per-thread timelines the options need."""
+    types = {t for t, _, _ in opts.expect_calls} | {t for group in opts.no_zero_calls for t in group}
+    if opts.mpi_extrae:
+        types |= set(MPI_TYPES)
+    if opts.expect_fork_join:
+        types |= {EV_FORK, EV_OUTLINED}
+    if opts.expect_task_pid:
+        types.add(EV_PID)
+    if opts.expect_cpus:
+        types.add(EV_CPU)
+    return types
+
+
+def thread_name(thr):
+    return "thread %d.%d.%d" % thr
+
+
+def bursts(events, typ, end):
+    """(time, value, duration, lineno) of each burst of one thread: an event of typ with a nonzero value,
+    lasting until the thread's next event of typ (or the end of the trace)."""
+    mine = [(t, v, ln) for t, ty, v, ln in events if ty == typ]
+    for i, (t, v, ln) in enumerate(mine):
+        if v:
+            yield t, v, (mine[i + 1][0] if i + 1 < len(mine) else end) - t, ln
+
+
+def state_at(states, begins, t):
+    """The state of one thread's sorted states covering [t, t+1), or None."""
+    i = bisect_right(begins, t) - 1
+    return states[i][2] if i >= 0 and states[i][1] > t else None
+
+
+def check_calls(opts, header, body, problem):
+    for typ, val, n in opts.expect_calls:
+        found = collections.Counter(d > 0 for evs in body.timeline.values()
+                                    for _, v, d, _ in bursts(evs, typ, header.end) if v == val)
+        if found[True] != n:
+            problem(None, 0, "%d bursts %d:%d of positive duration (Paraver's count), expected %d; and %d "
+                    "of 0 ns (which Paraver drops)" % (found[True], typ, val, n, found[False]))
+    zero = sorted({t for group in opts.no_zero_calls for t in group})
+    for thr in header.threads:
+        for typ in zero:
+            for t, v, d, ln in bursts(body.timeline.get(thr, ()), typ, header.end):
+                if d == 0:
+                    problem(body.path, ln, "%s: %d:%d at %d lasts 0 ns (set and replaced at the same time; "
+                            "Paraver drops such a burst)" % (thread_name(thr), typ, v, t))
+
+
+def check_thread_labels(opts, header, row, labels, linenos, problem):
+    """Extrae's THREAD labels: 'THREAD a.t.h', or a pseudo-thread (a GPU stream) after its task's threads."""
+    tasks_with_pseudo, npseudo = set(), 0
+    for thr, label, lineno in zip(header.threads, labels, linenos):
+        if not label.startswith("THREAD "):
+            npseudo += 1
+            tasks_with_pseudo.add(thr[:2])
+            continue
+        if label != "THREAD %d.%d.%d" % thr:
+            problem(row, lineno, "%s is labelled %r: Extrae labels it 'THREAD %d.%d.%d' (a pseudo-thread, a "
+                    "GPU stream, has a label not starting with 'THREAD ')" % (thread_name(thr), label, *thr))
+        if thr[:2] in tasks_with_pseudo:
+            problem(row, lineno, "%s (%r) comes after a pseudo-thread of task %d.%d: Extrae lists a task's "
+                    "THREAD threads first" % (thread_name(thr), label, *thr[:2]))
+    if opts.expect_pseudo is not None and npseudo != opts.expect_pseudo:
+        problem(None, 0, "%d pseudo-threads (THREAD labels not starting with 'THREAD '), expected %d"
+                % (npseudo, opts.expect_pseudo))
+
+
+def check_names(opts, header, row_files, problem):
+    row, levels, lines_of = row_files
+    check_thread_labels(opts, header, row, levels.get("THREAD", []), lines_of.get("THREAD", []), problem)
+    if opts.extrae_names:
+        for label, lineno in zip(levels.get("APPL", []), lines_of.get("APPL", [])):
+            if re.search(r" \[\d+\]$", label):
+                problem(row, lineno, "APPL label %r ends in ' [<digits>]': Extrae names the application after "
+                        "the program, not one process" % label)
+
+
+def check_pids(opts, body, problem):
+    having = collections.defaultdict(set)  # pid -> threads with an event 40000036 of it
+    for thr, evs in body.timeline.items():
+        for _, typ, v, _ in evs:
+            if typ == EV_PID:
+                having[v].add(thr)
+    for task, pid in opts.expect_task_pid:
+        if (1, task, 1) not in having[pid]:
+            problem(None, 0, "thread 1.%d.1 has no event %d (Process IDentifier) with value %d"
+                    % (task, EV_PID, pid))
+        for thr in sorted(thr for thr in having[pid] if thr[:2] != (1, task)):
+            problem(None, 0, "%s, not of task 1.%d, has the event %d:%d (Process IDentifier) of task 1.%d"
+                    % (thread_name(thr), task, EV_PID, pid, task))
+
+
+def mpi_label(pcf, typ, val):
+    """(label, why it is not Extrae's encoding or None); the label is None when the .pcf has none."""
+    block = pcf.types.get(typ)
+    label = block.values.get(val) if block and block.values else None
+    if label is None:
+        return None, "%d:%d has no .pcf label, so it is no MPI call of Extrae's table" % (typ, val)
+    if label not in MPI_EXTRAE:
+        return label, "%d:%d is labelled %r in the .pcf, which is no MPI call of Extrae's table" % (
+            typ, val, label)
+    if MPI_EXTRAE[label][:2] != (typ, val):
+        return label, "%s is %d:%d in Extrae; here %d:%d" % (label, *MPI_EXTRAE[label][:2], typ, val)
+    return label, None
+
+
+def check_mpi(header, pcf, body, problem):
+    pcf_path = body.path[:-4] + ".pcf"
+    for typ in MPI_TYPES:
+        block = pcf.types.get(typ)
+        for val, label in sorted(((block and block.values) or {}).items()):
+            if label in MPI_EXTRAE and MPI_EXTRAE[label][1] != val:
+                problem(pcf_path, block.lineno, "%s is %d:%d in Extrae; here %d:%d (VALUES of the block at "
+                        "this line)" % (label, *MPI_EXTRAE[label][:2], typ, val))
+    reported = set()
+    for thr in header.threads:
+        evs, states = body.timeline.get(thr, ()), body.thread_states.get(thr, [])
+        begins = [b for b, _, _ in states]
+        for typ in MPI_TYPES:
+            for t, val, d, ln in bursts(evs, typ, header.end):
+                label, err = mpi_label(pcf, typ, val)
+                if err and (typ, val) not in reported:
+                    reported.add((typ, val))
+                    problem(body.path, ln, err + " (first use)")
+                if label not in MPI_EXTRAE or d == 0:
+                    continue
+                state, want = state_at(states, begins, t), MPI_EXTRAE[label][2]
+                if state != want:
+                    problem(body.path, ln, "%s: %s (%d:%d) at %d is in state %s, but Extrae's state during %s "
+                            "is %d (%s)" % (thread_name(thr), label, typ, val, t, "(none)" if state is None
+                                         else state, label, want, MPI_STATES[want]))
+
+
+def fork_join_spans(evs, end, report):
+    """The [begin, end, fork time) spans of one thread that Extrae shows in state 7, and its number of forks.
+    Frames nest: a fork (60000001 nonzero) pushes F, an outlined function (60000018 nonzero) pushes U or
+    replaces a U on top, a 0 pops the topmost frame of its kind; a span is a time with an F on top."""
+    stack, spans, forks, last = [], [], 0, 0
+    for t, typ, v, ln in evs:
+        if typ not in (EV_FORK, EV_OUTLINED):
+            continue
+        if t > last and stack and stack[-1][0] == "F":
+            spans.append((last, t, stack[-1][1]))
+        last, kind = t, "F" if typ == EV_FORK else "U"
+        if v == 0:
+            mine = [i for i, frame in enumerate(stack) if frame[0] == kind]
+            if mine:
+                del stack[mine[-1]]
+        elif kind == "F":
+            stack.append(["F", t, ln, False])
+            forks += 1
+        elif stack and stack[-1][0] == "U":
+            stack[-1][1:3] = t, ln
+        else:
+            if stack and not stack[-1][3]:
+                stack[-1][3] = True  # the first outlined function of that fork
+                if stack[-1][1] == t:
+                    report(ln, "the fork at %d and the outlined function (%d) inside it start at the same "
+                           "time: Extrae's fork comes strictly before the team starts" % (t, EV_OUTLINED))
+            stack.append(["U", t, ln, False])
+    if end > last and stack and stack[-1][0] == "F":
+        spans.append((last, end, stack[-1][1]))
+    for frame in stack:
+        if frame[0] == "F":
+            report(frame[2], "the fork at %d has no join (%d:0) before the end of the trace"
+                   % (frame[1], EV_FORK))
+    return spans, forks
+
+
+def not_in_state(states, begins, a, b, want):
+    """(the first time in [a, b) not in state want, the state there or None), or None."""
+    i, t = max(bisect_right(begins, a) - 1, 0), a
+    while t < b:
+        while i < len(states) and states[i][1] <= t:
+            i += 1
+        if i == len(states) or states[i][0] > t:
+            return t, None
+        if states[i][2] != want:
+            return t, states[i][2]
+        t = states[i][1]
+    return None
+
+
+def check_fork_join(header, body, problem):
+    total = 0
+    for thr in header.threads:
+        def report(lineno, msg):
+            problem(body.path, lineno, "%s: %s" % (thread_name(thr), msg))
+        spans, forks = fork_join_spans(body.timeline.get(thr, ()), header.end, report)
+        total += forks
+        states = body.thread_states.get(thr, [])
+        begins, reported = [b for b, _, _ in states], set()
+        for a, b, fork in spans:
+            bad = not_in_state(states, begins, a, b, ST_FORK_JOIN)
+            if bad and fork not in reported:
+                reported.add(fork)
+                report(0, "at %d, inside the fork at %d and outside its outlined function (%d), state %s: "
+                       "Extrae shows that time as state %d (Scheduling and Fork/Join)"
+                       % (bad[0], fork, EV_OUTLINED, "(none)" if bad[1] is None else bad[1], ST_FORK_JOIN))
+    if not total:
+        problem(None, 0, "no OpenMP fork (no event %d with a nonzero value)" % EV_FORK)
+
+
+def allowed_cpus(changes, times, base, record_times):
+    """The CPUs a record at record_times may carry after the thread's 40000033 changes; empty: any."""
+    allowed = set()
+    for t in record_times:
+        i, j = bisect_left(times, t), bisect_right(times, t)
+        if i:  # an earlier change; one at the same time may have applied or not
+            allowed |= {base + v for _, v, _ in changes[i - 1:j]}
+    return allowed
+
+
+def check_cpus(header, body, problem):
+    if not header.cpus:
+        return  # reported with the header
+    changes = {thr: [(t, v, ln) for t, typ, v, ln in evs if typ == EV_CPU]
+               for thr, evs in body.timeline.items()}
+    if not any(changes.values()):
+        problem(None, 0, "no event %d (Executing CPU)" % EV_CPU)
+    for thr in header.threads:
+        node = header.appls[thr[0] - 1][thr[1] - 1][1]
+        if not 1 <= node <= len(header.cpus):
+            continue
+        base, mine = sum(header.cpus[:node - 1]), changes.get(thr, [])
+        for t, v, ln in mine:
+            if not 1 <= v <= header.cpus[node - 1]:
+                problem(body.path, ln, "%s: %d:%d at %d is not a CPU of its node %d (1..%d: the CPU within the "
+                        "node + 1)" % (thread_name(thr), EV_CPU, v, t, node, header.cpus[node - 1]))
+        times = [t for t, _, _ in mine]
+        wrong = [(ln, what, cpu, allowed) for rtimes, cpu, ln, what in body.cpu_records.get(thr, ())
+                 for allowed in [allowed_cpus(mine, times, base, rtimes)] if allowed and cpu not in allowed]
+        if wrong:
+            ln, what, cpu, allowed = wrong[0]
+            problem(body.path, ln, "%s of %s: cpu %d, but its latest %d event says cpu %s (node %d starts "
+                    "after %d cpus); %d records of this thread disagree"
+                    % (what, thread_name(thr), cpu, EV_CPU, " or ".join(map(str, sorted(allowed))), node, base,
+                       len(wrong)))
+
+
+def check_extrae(opts, header, pcf, row_files, body, problem):
+    check_calls(opts, header, body, problem)
+    if opts.extrae_names or opts.expect_pseudo is not None:
+        check_names(opts, header, row_files, problem)
+    check_pids(opts, body, problem)
+    if opts.mpi_extrae:
+        check_mpi(header, pcf, body, problem)
+    if opts.expect_fork_join:
+        check_fork_join(header, body, problem)
+    if opts.expect_cpus:
+        check_cpus(header, body, problem)
 
 
 # ---- the check, the summary, the queries --------------------------------------------------------
@@ -579,14 +925,18 @@ def check(prv, opts):
         header = parse_header(prv, next(lines, (1, ""))[1], problem)
         if header is None:
             return problem.items, None
+        if opts.expect_cpus and not header.cpus:
+            problem(prv, 1, "no resource model (0) in the header, so no CPU to execute on (--expect-cpus)")
         for _ in range(header.ncomms):
             check_communicator(prv, *next(lines, (0, "")), header, problem)
         pcf = parse_pcf(base + ".pcf", problem)
-        levels = parse_row(base + ".row", header, problem)
+        row_lines = {}
+        levels = parse_row(base + ".row", header, problem, row_lines)
         body = Body(prv, header, pcf, opts, problem)
         body.run(lines)
         summary = make_summary(prv, header, levels, body)
         check_expectations(opts, header, pcf, body, problem)
+        check_extrae(opts, header, pcf, (base + ".row", levels, row_lines), body, problem)
     except TooMany:
         problem.items.append("(stopping after %d problems)" % MAX_PROBLEMS)
     return problem.items, summary
@@ -738,10 +1088,223 @@ VARIANTS = [
     ("row level too short", "row", "omp-worker-1\n", "", [], "file ends after 1 labels"),
     ("empty row label", "row", "2.node1", "", [], "empty label"),
     ("expectation mismatch", "prv", "", "", ["--expect-events", "60000018:1=3"], "2 events 60000018:1"),
+    ("§3.5: fork with its outlined function", "prv", "", "", ["--expect-fork-join"], "at the same time"),
+    ("§3.5: no CPU events", "prv", "", "", ["--expect-cpus"], "no event 40000033"),
 ]
 # per thread time in each state; paramedir's states profile of this example agrees (extrae.md §3.5)
 EXAMPLE_STATES = {"1.1.1": {"1": 950000, "5": 50000},
                   "1.1.2": {"0": 150000, "1": 700000, "2": 100000, "7": 50000}}
+
+# a trace in Extrae's conventions, which the Extrae options accept: 2 tasks on 2 nodes of 2 CPUs; task 1
+# forks an OpenMP team (thread 1.1.2 a worker) and migrates to CPU 2 at 500; task 2 has a GPU stream
+EXTRAE = {
+    "prv": """#Paraver (22/11/2025 at 12:00):1000_ns:2(2,2):1:2(2:1,2:2)
+2:1:1:1:1:0:40000036:1111:40000033:1
+1:1:1:1:1:0:10:1
+2:2:1:1:2:0:40000033:2
+1:2:1:1:2:0:110:0
+2:3:1:2:1:0:40000036:2222:40000033:1
+1:3:1:2:1:0:10:1
+1:0:1:2:2:0:1000:0
+2:1:1:1:1:10:50000003:31
+1:1:1:1:1:10:20:15
+2:3:1:2:1:10:50000003:31
+1:3:1:2:1:10:20:15
+2:1:1:1:1:20:50000003:0
+1:1:1:1:1:20:100:1
+2:3:1:2:1:20:50000003:0
+1:3:1:2:1:20:350:1
+2:1:1:1:1:100:60000001:1
+1:1:1:1:1:100:110:7
+2:2:1:1:2:110:60000018:1
+1:2:1:1:2:110:200:1
+2:1:1:1:1:110:60000018:1
+1:1:1:1:1:110:200:1
+2:1:1:1:1:200:60000018:0
+1:1:1:1:1:200:210:7
+2:2:1:1:2:200:60000018:0
+1:2:1:1:2:200:1000:0
+2:1:1:1:1:210:60000001:0
+1:1:1:1:1:210:300:1
+2:1:1:1:1:300:50000001:1
+1:1:1:1:1:300:320:4
+3:1:1:1:1:300:310:3:1:2:1:400:420:64:1
+2:1:1:1:1:320:50000001:0
+1:1:1:1:1:320:500:1
+2:3:1:2:1:350:50000001:2
+1:3:1:2:1:350:420:3
+2:3:1:2:1:420:50000001:0
+1:3:1:2:1:420:600:1
+2:2:1:1:1:500:40000033:2
+1:2:1:1:1:500:600:1
+2:2:1:1:1:600:50000002:8
+1:2:1:1:1:600:650:13
+2:3:1:2:1:600:50000002:8
+1:3:1:2:1:600:650:13
+2:2:1:1:1:650:50000002:0
+1:2:1:1:1:650:900:1
+2:3:1:2:1:650:50000002:0
+1:3:1:2:1:650:900:1
+2:3:1:2:1:700:50000002:8:50000002:0
+2:2:1:1:1:900:50000003:32
+1:2:1:1:1:900:950:15
+2:3:1:2:1:900:50000003:32
+1:3:1:2:1:900:950:15
+2:2:1:1:1:950:50000003:0
+1:2:1:1:1:950:1000:1
+2:3:1:2:1:950:50000003:0
+1:3:1:2:1:950:1000:1
+""",
+    "pcf": """DEFAULT_OPTIONS
+
+LEVEL               THREAD
+UNITS               NANOSEC
+
+
+STATES
+0    Idle
+1    Running
+3    Waiting a message
+4    Blocking Send
+7    Scheduling and Fork/Join
+13   Group Communication
+15   Others
+
+
+EVENT_TYPE
+0    40000033    Executing CPU
+0    40000036    Process IDentifier
+
+
+EVENT_TYPE
+0    50000001    MPI Point-to-point
+VALUES
+0      Outside MPI
+1      MPI_Send
+2      MPI_Recv
+
+
+EVENT_TYPE
+0    50000002    MPI Collective Comm
+VALUES
+0      Outside MPI
+8      MPI_Barrier
+
+
+EVENT_TYPE
+0    50000003    MPI Other
+VALUES
+0      Outside MPI
+31     MPI_Init
+32     MPI_Finalize
+
+
+EVENT_TYPE
+0    60000001    Parallel (OMP)
+VALUES
+0      close
+1      Parallel (open)
+
+
+EVENT_TYPE
+0    60000018    Executed OpenMP parallel function
+VALUES
+0      End
+1      main._omp_fn.0 [main.c:12]
+""",
+    "row": """LEVEL CPU SIZE 4
+1.node1
+2.node1
+3.node2
+4.node2
+
+LEVEL NODE SIZE 2
+node1
+node2
+
+LEVEL APPL SIZE 1
+mpi-app
+
+LEVEL TASK SIZE 2
+1.1
+1.2
+
+LEVEL THREAD SIZE 4
+THREAD 1.1.1
+THREAD 1.1.2
+THREAD 1.2.1
+CUDA-D1.S1
+""",
+}
+EXTRAE_OK = ["--expect-calls", "50000001:1=1", "--expect-calls", "50000002:8=2", "--expect-calls",
+             "60000018:1=2", "--no-zero-calls", "50000001,50000003", "--no-zero-calls", "60000018",
+             "--extrae-names", "--expect-pseudo", "1", "--expect-task-pid", "1=1111", "--expect-task-pid",
+             "2=2222", "--mpi-extrae", "--expect-fork-join", "--expect-cpus"]
+T1_UF = "2:1:1:1:1:110:60000018:1\n1:1:1:1:1:110:200:1\n"  # thread 1.1.1 runs the outlined function
+NESTED = """2:1:1:1:1:110:60000018:1
+1:1:1:1:1:110:130:1
+2:1:1:1:1:130:60000001:1
+1:1:1:1:1:130:140:7
+2:1:1:1:1:140:60000018:1
+1:1:1:1:1:140:160:1
+2:1:1:1:1:160:60000018:0
+1:1:1:1:1:160:170:7
+2:1:1:1:1:170:60000001:0
+1:1:1:1:1:170:200:1
+"""  # ... and forks an inner team in it: the inner fork and join are state 7, the rest of the function is not
+EXTRAE_VARIANTS = [
+    ("calls: 0 ns bursts not counted", "prv", "", "", ["--expect-calls", "50000002:8=3"],
+     "2 bursts 50000002:8 of positive duration (Paraver's count), expected 3; and 1 of 0 ns"),
+    ("calls: a value never set", "prv", "", "", ["--expect-calls", "50000001:5=1"], "0 bursts 50000001:5"),
+    ("calls: overridden in one record", "prv", "", "", ["--no-zero-calls", "60000018,50000002"],
+     "thread 1.2.1: 50000002:8 at 700 lasts 0 ns"),
+    ("names: another thread's label", "row", "THREAD 1.1.2", "THREAD 1.1.3", ["--extrae-names"],
+     "labelled 'THREAD 1.1.3'"),
+    ("names: thread after a stream", "row", "THREAD 1.2.1\nCUDA-D1.S1", "CUDA-D1.S1\nTHREAD 1.2.2",
+     ["--extrae-names"], "comes after a pseudo-thread of task 1.2"),
+    ("names: application of a pid", "row", "mpi-app", "mpi-app [4242]", ["--extrae-names"],
+     "ends in ' [<digits>]'"),
+    ("pseudo: APPL not its business", "row", "mpi-app", "mpi-app [4242]", ["--expect-pseudo", "1"], None),
+    ("pseudo: count", "row", "", "", ["--expect-pseudo", "2"], "1 pseudo-threads"),
+    ("pseudo: stream named a thread", "row", "CUDA-D1.S1", "THREAD 1.2.2", ["--expect-pseudo", "1"],
+     "0 pseudo-threads"),
+    ("pseudo: implies the labels", "row", "THREAD 1.1.2", "THREAD 1.1.3", ["--expect-pseudo", "1"],
+     "labelled 'THREAD 1.1.3'"),
+    ("pid: of another task", "prv", "", "", ["--expect-task-pid", "1=2222"],
+     "thread 1.1.1 has no event 40000036"),
+    ("pid: on two tasks", "prv", "40000036:2222", "40000036:1111", ["--expect-task-pid", "1=1111"],
+     "thread 1.2.1, not of task 1.1, has the event 40000036:1111"),
+    ("pid: task not in the header", "prv", "", "", ["--expect-task-pid", "3=1111"], "thread 1.3.1 has no"),
+    ("mpi: MPI_Send's value", "pcf", "1      MPI_Send", "7      MPI_Send", ["--mpi-extrae"],
+     "MPI_Send is 50000001:1 in Extrae; here 50000001:7"),
+    ("mpi: MPI_Barrier's type", "pcf", "31     MPI_Init", "31     MPI_Barrier", ["--mpi-extrae"],
+     "MPI_Barrier is 50000002:8 in Extrae; here 50000003:31"),
+    ("mpi: not Extrae's MPI call", "pcf", "2      MPI_Recv", "2      MPI_Recv_init", ["--mpi-extrae"],
+     "is labelled 'MPI_Recv_init' in the .pcf, which is no MPI call"),
+    ("mpi: MPI_Send's state", "prv", "1:1:1:1:1:300:320:4", "1:1:1:1:1:300:320:1", ["--mpi-extrae"],
+     "MPI_Send (50000001:1) at 300 is in state 1, but Extrae's state during MPI_Send is 4 (Blocking Send)"),
+    ("fork: join not state 7", "prv", "1:1:1:1:1:200:210:7", "1:1:1:1:1:200:210:1", ["--expect-fork-join"],
+     "at 200, inside the fork at 100 and outside its outlined function (60000018), state 1"),
+    ("fork: as the team starts", "prv", "2:1:1:1:1:100:60000001:1\n1:1:1:1:1:100:110:7\n",
+     "1:1:1:1:1:100:110:7\n2:1:1:1:1:110:60000001:1\n", ["--expect-fork-join"],
+     "the fork at 110 and the outlined function (60000018) inside it start at the same"),
+    ("fork: none", "prv", "2:1:1:1:1:100:60000001:1\n", "", ["--expect-fork-join"], "no OpenMP fork"),
+    ("fork: no join", "prv", "2:1:1:1:1:210:60000001:0\n", "", ["--expect-fork-join"],
+     "the fork at 100 has no join"),
+    ("fork: nested", "prv", T1_UF, NESTED, ["--expect-fork-join"], None),
+    ("fork: nested join not state 7", "prv", T1_UF, NESTED.replace("160:170:7", "160:170:1"),
+     ["--expect-fork-join"], "at 160, inside the fork at 130"),
+    ("cpus: after migrating", "prv", "1:2:1:1:1:900:950:15", "1:1:1:1:1:900:950:15", ["--expect-cpus"],
+     "state record of thread 1.1.1: cpu 1, but its latest 40000033 event says cpu 2"),
+    ("cpus: receiver", "prv", ":3:1:2:1:400:420:64:1", ":4:1:2:1:400:420:64:1", ["--expect-cpus"],
+     "communication receive side of thread 1.2.1: cpu 4, but its latest 40000033 event says cpu 3"),
+    ("cpus: old cpu as it migrates", "prv", "1:2:1:1:1:500:600:1", "1:1:1:1:1:500:600:1", ["--expect-cpus"],
+     None),
+    ("cpus: not in the node", "prv", "40000036:2222:40000033:1", "40000036:2222:40000033:3", ["--expect-cpus"],
+     "40000033:3 at 0 is not a CPU of its node 2"),
+    ("cpus: no resource model", "prv", "1000_ns:2(2,2):1:2(2:1,2:2)", "1000_ns:0:1:2(2:0,2:0)",
+     ["--expect-cpus"], "no resource model"),
+]
 
 
 def self_test():
@@ -761,8 +1324,14 @@ def self_test():
             if problems or states != EXAMPLE_STATES:
                 failures += 1
                 print("FAIL: the valid example %s: %s %s" % (args, problems, states))
-        for what, ext, old, new, args, expected in VARIANTS:
-            files = dict(EXAMPLE)
+        for args in ([], EXTRAE_OK):
+            problems, _ = run(EXTRAE, args)
+            if problems:
+                failures += 1
+                print("FAIL: the valid Extrae example %s: %s" % (args, problems))
+        cases = [(EXAMPLE, v) for v in VARIANTS] + [(EXTRAE, v) for v in EXTRAE_VARIANTS]
+        for example, (what, ext, old, new, args, expected) in cases:
+            files = dict(example)
             assert not old or files[ext].count(old) == 1, what
             files[ext] = files[ext].replace(old, new)
             problems, _ = run(files, args)
@@ -771,8 +1340,9 @@ def self_test():
                 print("FAIL: %s: expected %s, got %s" % (what, expected and "a problem with %r" % expected
                                                          or "no problem", problems))
             else:
-                print("ok: %s: %s" % (what, problems[0] if problems else "passes"))
-    print("check_prv self-test: %d of %d cases failed" % (failures, len(VARIANTS) + 3))
+                shown = next(p for p in problems if expected in p) if expected else "passes"
+                print("ok: %s: %s" % (what, shown))
+    print("check_prv self-test: %d of %d cases failed" % (failures, len(cases) + 5))
     return 1 if failures else 0
 
 
@@ -805,6 +1375,17 @@ def parse_args(argv):
     p.add_argument("--expect-label", action="append", default=[], metavar="TYPE=SUBSTRING",
                    type=matching(r"(\d+)=(.+)", lambda m: (int(m[1]), m[2])))
     p.add_argument("--expect-state", action="append", default=[], metavar="STATE")
+    p.add_argument("--expect-calls", action="append", default=[], metavar="TYPE:VALUE=N",
+                   type=matching(r"(\d+):(-?[1-9]\d*)=(\d+)", lambda m: (int(m[1]), int(m[2]), int(m[3]))))
+    p.add_argument("--no-zero-calls", action="append", default=[], metavar="TYPE[,TYPE...]",
+                   type=matching(r"\d+(,\d+)*", lambda m: [int(t) for t in m[0].split(",")]))
+    p.add_argument("--extrae-names", action="store_true")
+    p.add_argument("--expect-pseudo", type=int, metavar="N")
+    p.add_argument("--expect-task-pid", action="append", default=[], metavar="TASK=PID",
+                   type=matching(r"(\d+)=(-?\d+)", lambda m: (int(m[1]), int(m[2]))))
+    p.add_argument("--mpi-extrae", action="store_true")
+    p.add_argument("--expect-fork-join", action="store_true")
+    p.add_argument("--expect-cpus", action="store_true")
     opts = p.parse_args(argv)
     if not opts.self_test and not opts.prv:
         p.error("NAME.prv is required")
