@@ -14,7 +14,7 @@ Fails (exit 1; one 'file:line: what' per problem, at most 20) unless all of this
           comments; canonical decimal integers, unsigned except the signed int64 event values;
           objects 1-based and declared (cpu 0 = unknown); times in [0, end]; state begin < end;
           sorted by state begin / event time / logical send; states of a thread never overlap
-          and cover [0, end] (unless --allow-gaps); no receive before its send (unless
+          and cover [0, end] (unless --allow-gaps); no physical receive before its send (unless
           --allow-backward-comms); no blank line, CR or NUL; a final newline.
   .pcf    known sections with well-formed lines; numbers that get labels fit int32 (Paraver
           reads them with std::stoi and drops the line otherwise); every state used is in
@@ -571,9 +571,13 @@ class Body:
         self.keep_cpu(sender, (ls, ps), v[0], lineno, "communication send side")
         self.keep_cpu(receiver, (lr, pr), v[6], lineno, "communication receive side")
         self.in_time(lineno, "communication", ls, ps, lr, pr)
-        if not self.opts.allow_backward_comms and (lr < ls or pr < ps):
-            self.report(lineno, "received (logical %d, physical %d) before it was sent (logical %d, physical "
-                        "%d): a clock bug (--allow-backward-comms allows it)" % (lr, pr, ls, ps))
+        # The logical receive is when the receive was posted, which may be before the send.
+        if not self.opts.allow_backward_comms and pr < ps:
+            self.report(lineno, "received (physical %d) before it was sent (physical %d): a clock bug "
+                        "(--allow-backward-comms allows it)" % (pr, ps))
+        if lr > pr or ls > ps:
+            self.report(lineno, "a logical time after its physical one (send %d > %d or receive %d > %d)"
+                        % (ls, ps, lr, pr))
         if size > INT64_MAX or tag > INT64_MAX:
             self.report(lineno, "size or tag does not fit int64")
         self.comm_tags[tag] += 1

@@ -49,7 +49,7 @@ prv "$WORK/count.trace" "$WORK/count" --expect-tasks 1 --expect-threads $threads
 # Names: the start routine's value label has its source line; the counter its name.
 grep -q 'work \[count_events\.c:[0-9]*\]' "$WORK/count.pcf" || fail "no work [count_events.c:LINE] label"
 grep -q '^LEVEL THREAD SIZE 4$' "$WORK/count.row" || fail ".row: no THREAD level of 4"
-grep -q '^main (thread 0)$\|^Master thread$' "$WORK/count.row" || fail ".row: main thread not named"
+grep -q '^THREAD 1\.1\.1$' "$WORK/count.row" || fail ".row: main thread not named THREAD 1.1.1"
 
 # The default name, an existing output refused, a format that does not exist.
 "$CONVERT" -q -f paraver "$WORK/count.trace" || fail "default output: exit status $?"

@@ -362,6 +362,7 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		else
 			snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
 		cp->name = cv_string(cv, name);
+		cp->program = cv_string(cv, base ? base + 1 : exe);
 		cv_kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)
 			cv_add_note(cv, "sampler", p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);

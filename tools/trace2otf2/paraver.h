@@ -11,7 +11,7 @@
 
 #include "convert.h"
 
-#define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 48 MB */
+#define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 56 MB */
 #define READ_RECORDS 4096u	/* per run while merging */
 
 /* Extrae's states (src/merger/paraver/labels.h), the ones we write and their colours. */
@@ -26,8 +26,11 @@ enum {
 	ST_FORK_JOIN = 7,
 	ST_WAIT_ALL = 8,
 	ST_BLOCKED = 9,
+	ST_IMMEDIATE_SEND = 10,
+	ST_IMMEDIATE_RECV = 11,
 	ST_GROUP_COMM = 13,
 	ST_OTHERS = 15,
+	ST_SEND_RECV = 16,
 	ST_MEMORY_TRANSFER = 17,
 	ST_OVERHEAD = 24,
 	ST_ALLOC = 30,
@@ -37,6 +40,8 @@ enum {
 
 /* Event types. */
 #define TY_APPLICATION	40000001u
+#define TY_CPU		40000033u /* Extrae's "Executing CPU": the CPU in its node + 1 */
+#define TY_PID		40000036u /* Extrae's "Process IDentifier" */
 #define TY_OMP_PARALLEL 60000001u
 #define TY_PTHREAD	61000000u
 #define TY_GPU_OP	63100000u /* a stream's operation: Extrae's numbers of the calls */
@@ -81,6 +86,7 @@ enum kind {
 	K_COUNT
 };
 #define GPU_VALUE_OTHER 1000
+#define MPI_VALUE_OTHER 1000 /* + region id: an MPI call Extrae has no number for */
 
 /* A stream's operations (63100000), as Extrae numbers them. */
 #define GPU_OP_KERNEL 1
@@ -92,11 +98,14 @@ enum kind {
 enum { REC_STATE = 1, REC_EVENT = 2, REC_COMM = 3 };
 
 /* One record, before sorting.  State: [time, a) in state b.  Event: type b, value a.
- * Communication: from (loc, time) to (b, a), tag c, size `size`. */
+ * Communication: from (loc, time) to (b, a), tag c, size `size`, posted at `posted` (the
+ * logical receive).  cpu, cpu_r: the CPU in its node + 1 of loc and of b (0: unknown). */
 struct rec {
 	uint64_t time, a, seq, size;
 	uint32_t loc, b;
 	uint32_t kind, c;
+	uint32_t cpu, cpu_r;
+	uint64_t posted;
 };
 
 /* Half of an MPI message: who (COMM_WORLD ranks), in what order, when and where. */
@@ -106,28 +115,33 @@ struct msg {
 	uint32_t tag, loc;   /* loc: the sender's or receiver's location */
 	uint64_t order;	     /* send: its call's start; receive: when it was posted */
 	uint64_t time, size; /* send: its call's start; receive: its completion */
+	uint32_t cpu;	     /* the CPU of loc then (struct rec) */
 };
 
 struct frame {
 	uint32_t type;	/* event type written at its Enter, 0: none */
 	uint8_t state;	/* ST_*, or ST_INHERIT */
-	uint8_t par;	/* the master's frame of a parallel region it forked */
+	uint8_t fork;	/* an OpenMP fork: from the fork to the join, not a region */
 	uint64_t value; /* event value */
 	uint64_t task;	/* an OpenMP task's id, 0: none */
+	uint64_t begin; /* when it was entered */
 };
 
 struct ploc {
 	struct frame *stack;
 	uint32_t depth, cap;
-	uint8_t base;	/* the state outside every region */
-	uint8_t cur;	/* the state written since `since` */
-	uint64_t since; /* when cur began */
-	uint64_t first; /* the first and last event times */
+	uint8_t base;	    /* the state outside every region */
+	uint8_t cur;	    /* the state written since `since` */
+	uint64_t since;	    /* when cur began */
+	uint32_t since_cpu; /* the CPU then */
+	uint32_t cpu;	    /* the CPU in its node + 1 it runs on now, 0: unknown */
+	uint64_t first;	    /* the first and last event times */
 	uint64_t last;
+	uint64_t floor;	  /* no record of it is earlier (a call ended 1 ns after it began) */
 	uint32_t forking; /* OpenMP forks in progress (the team's master) */
-	int fork_pending; /* forked, its parallel region not entered yet */
 	int begun, ended;
-	uint32_t papi;		/* PAPI set id + 1 of papi_last, 0: no reading yet */
+	int kept;      /* a metric location that is a thread of its own (its process has none) */
+	uint32_t papi; /* PAPI set id + 1 of papi_last, 0: no reading yet */
 	uint64_t papi_last[16]; /* the last reading: events are deltas since it */
 	uint64_t mpi_enter;	/* when its innermost MPI call began */
 };
@@ -135,7 +149,7 @@ struct ploc {
 /* A half of a communication waiting for the other: key -> (loc, time). */
 struct pending {
 	uint64_t key, time;
-	uint32_t loc;
+	uint32_t loc, cpu;
 	uint8_t used, half, done; /* half: 1 the send side is here, 2 the receive side */
 };
 
@@ -149,6 +163,13 @@ struct label {
 	uint32_t type, sid;
 };
 
+/* What a region writes: its kind, its event type and value (Extrae's numbers for pthread,
+ * MPI and GPU calls; 0: the region id + 1) and the state it puts its thread in. */
+struct rinfo {
+	uint8_t known, kind, state;
+	uint32_t type, value;
+};
+
 struct out {
 	char *name; /* NAME of NAME.prv */
 	struct ploc *locs;
@@ -158,9 +179,15 @@ struct out {
 	uint64_t seq;
 	FILE *scratch; /* the sorted runs spilled so far, one after the other */
 	size_t nruns;
-	uint64_t records;  /* written to scratch */
-	uint32_t *regions; /* per region: kind + 1 and, for pthread calls, the value (0: none) */
+	uint64_t records;      /* written to scratch */
+	struct rinfo *regions; /* per region, made at its first use */
+	struct rinfo spare;    /* when there is no memory for them */
 	uint32_t nregions;
+	uint32_t *host_cpus;	/* per host: the highest CPU seen + 1 */
+	uint32_t *first_thread; /* per process: its first thread's location + 1 (0: not yet) */
+	uint32_t nhost_cpus, nfirst_thread;
+	uint32_t cpu_metric;   /* the metric id + 1 of the threads' CPUs, 0: not yet seen */
+	uint64_t end;	       /* the last time of any record */
 	struct pmap creates;   /* thread create/begin halves: key (process << 32) | thread */
 	struct pmap tasks;     /* finished OpenMP tasks: key (process << 40) ^ task id */
 	struct pmap label_set; /* (type << 32) | string id of the labelled values below */
@@ -179,10 +206,17 @@ struct out {
 	char error[4096 + 300];
 };
 
-/* Paraver numbering: task of each process (1-based; 0: a process without threads). */
+/* Paraver numbering.  Tasks: the MPI ranks in rank order (task = rank + 1), then the other
+ * processes in the order they started.  Threads of a task: its threads in the order they
+ * appeared, then its GPU streams; a process's metric locations are not threads (their
+ * events go to its first thread, as Extrae's do). */
 struct numbering {
-	uint32_t *task;
-	uint32_t ntasks;
+	uint32_t *task;	       /* per process: its task, 0: none (no threads) */
+	uint32_t *order;       /* per task - 1: its process */
+	uint32_t *thread;      /* per location: its thread in its task, 0: none */
+	uint32_t *nthreads_of; /* per process */
+	uint32_t *cpu_base;    /* per host: the CPUs of the hosts before it */
+	uint32_t ntasks, ncpus;
 	size_t nthreads;
 };
 
@@ -223,21 +257,30 @@ const char *prv_base_name(const char *path);
 void prv_spill(struct out *o);
 void prv_put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b, uint64_t a,
 	     uint32_t c);
-void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t received,
-		  uint64_t size, uint32_t tag);
+void prv_put_state(struct out *o, uint32_t loc, uint64_t begin, uint64_t end, uint32_t state,
+		   uint32_t cpu);
+void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t posted,
+		  uint64_t received, uint64_t size, uint32_t tag);
+void prv_put_comm_cpus(struct out *o, uint32_t from, uint32_t cpu, uint64_t sent, uint32_t to,
+		       uint32_t cpu_r, uint64_t posted, uint64_t received, uint64_t size,
+		       uint32_t tag);
 int prv_write_body(struct out *o, struct writer *w, const uint64_t *run_end);
 FILE *prv_open_output(struct out *o, const char *ext);
 int prv_close_output(struct out *o, FILE *f, const char *ext);
 void prv_close_states(struct cv *cv);
+uint64_t prv_end(const struct cv *cv);
 void prv_match_messages(struct out *o);
 
 /* paraver_pcf.c */
 int prv_pthread_value(const char *name);
+int prv_mpi_call(const char *name, uint32_t *type, uint8_t *state);
 int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k);
 void prv_write_pcf(struct cv *cv, FILE *f);
 
 /* paraver_row.c */
 int prv_number_objects(struct cv *cv, struct numbering *n);
+void prv_free_numbering(struct numbering *n);
+uint32_t prv_host_cpus(const struct cv *cv, const struct numbering *n, uint32_t h);
 void prv_put_label(FILE *f, const char *s);
 void prv_region_label(FILE *f, const struct cv *cv, const struct cv_region *r);
 void prv_write_row(struct cv *cv, FILE *f, const struct numbering *n);

@@ -125,17 +125,27 @@ void prv_restate(struct out *o, uint32_t li, struct ploc *p, uint64_t t)
 	if (s == p->cur)
 		return;
 	if (t > p->since)
-		prv_put(o, REC_STATE, li, p->since, p->cur, t, 0);
+		prv_put_state(o, li, p->since, t, p->cur, p->since_cpu);
 	p->cur = s;
 	p->since = t;
+	p->since_cpu = p->cpu;
 }
 
-/* Notes time t on p; the first time begins the thread's life. */
+/* Time t of a record of p: no earlier than p's floor, so that a call that began and ended
+ * at one time stamp can end 1 ns after it began without a later record of p preceding it
+ * (Paraver leaves calls of no duration out of every profile). */
+static uint64_t at(const struct ploc *p, uint64_t t)
+{
+	return t < p->floor ? p->floor : t;
+}
+
+/* Notes time t on p (t from at()); the first time begins the thread's life. */
 static void touch(struct ploc *p, uint64_t t)
 {
 	if (!p->begun) {
 		p->begun = 1;
 		p->first = p->since = t;
+		p->since_cpu = p->cpu;
 		p->base = p->cur = ST_RUNNING;
 	}
 	if (t > p->last)
@@ -205,58 +215,12 @@ enum kind prv_region_kind(const struct cv_region *r)
 	}
 }
 
-/* The kind of region r (cached), and for a pthread call its value. */
-static enum kind kind_of(struct cv *cv, uint32_t r, int *pvalue)
-{
-	struct out *o = cv->out;
-	if (r >= o->nregions) {
-		uint32_t n = cv->nregions > r ? cv->nregions : r + 1;
-		uint32_t *a = realloc(o->regions, n * sizeof(*a));
-		if (!a) {
-			*pvalue = 0;
-			return prv_region_kind(&cv->regions[r]);
-		}
-		memset(a + o->nregions, 0, (n - o->nregions) * sizeof(*a));
-		o->regions = a;
-		o->nregions = n;
-	}
-	if (!o->regions[r]) {
-		const struct cv_region *reg = &cv->regions[r];
-		enum kind k = prv_region_kind(reg);
-		int v = k == K_PTHREAD ? prv_pthread_value(cv->strings[reg->canonical])
-			: k == K_CUDA || k == K_HIP || k == K_GPU_DEVICE ? prv_gpu_value(cv, r, k)
-									 : 0;
-		o->regions[r] = ((uint32_t)k + 1) | (uint32_t)v << 8;
-	}
-	*pvalue = (int)(o->regions[r] >> 8);
-	return (enum kind)((o->regions[r] & 0xff) - 1);
-}
-
-/* The state a region puts its thread in. */
-/* An MPI call's state, as Extrae's: by what the call waits for. */
-static uint8_t mpi_state(const char *name, enum cv_role role)
-{
-	if (role == CV_ROLE_COLLECTIVE)
-		return name[4] == 'I' ? ST_OTHERS : ST_GROUP_COMM; /* MPI_I...: only starts it */
-	if (!strncmp(name, "MPI_Wait", 8))
-		return ST_WAIT_ALL;
-	if (!strncmp(name, "MPI_Test", 8) || !strcmp(name, "MPI_Iprobe"))
-		return ST_TEST_PROBE;
-	if (!strcmp(name, "MPI_Recv") || !strcmp(name, "MPI_Probe") ||
-	    !strncmp(name, "MPI_Sendrecv", 12))
-		return ST_WAIT_MESSAGE;
-	if (!strcmp(name, "MPI_Send") || !strcmp(name, "MPI_Ssend") || !strcmp(name, "MPI_Bsend") ||
-	    !strcmp(name, "MPI_Rsend"))
-		return ST_BLOCKING_SEND;
-	if (!strcmp(name, "MPI_Init") || !strcmp(name, "MPI_Init_thread") ||
-	    !strcmp(name, "MPI_Finalize"))
-		return ST_OTHERS;
-	return ST_INHERIT;
-}
-
+/* The state a region puts its thread in (MPI calls: as Extrae's merger). */
 static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum kind k, int pvalue)
 {
 	const char *name = cv->strings[r->name];
+	uint32_t type;
+	uint8_t state;
 	switch (k) {
 	case K_PTHREAD:
 		switch (pvalue) {
@@ -310,10 +274,51 @@ static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum
 	case K_KOKKOS_MEMORY:
 		return r->role == CV_ROLE_ALLOCATE ? ST_ALLOC : ST_FREE;
 	case K_MPI:
-		return mpi_state(name, r->role);
+		prv_mpi_call(name, &type, &state);
+		return state;
 	default:
 		return ST_INHERIT;
 	}
+}
+
+/* What region r writes (made at its first use). */
+static const struct rinfo *region_info(struct cv *cv, uint32_t r)
+{
+	struct out *o = cv->out;
+	struct rinfo *ri = &o->spare;
+	if (r >= o->nregions) {
+		uint32_t n = cv->nregions > r ? cv->nregions : r + 1;
+		struct rinfo *a = realloc(o->regions, n * sizeof(*a));
+		if (a) {
+			memset(a + o->nregions, 0, (n - o->nregions) * sizeof(*a));
+			o->regions = a;
+			o->nregions = n;
+		}
+	}
+	if (r < o->nregions)
+		ri = &o->regions[r];
+	if (!ri->known || ri == &o->spare) {
+		const struct cv_region *reg = &cv->regions[r];
+		const char *name = cv->strings[reg->name];
+		enum kind k = prv_region_kind(reg);
+		uint8_t state;
+		ri->kind = (uint8_t)k;
+		ri->type = prv_kinds[k].type;
+		ri->value = 0;
+		if (k == K_PTHREAD) {
+			ri->value = (uint32_t)prv_pthread_value(cv->strings[reg->canonical]);
+			if (!ri->value)
+				ri->type = 0; /* a call Extrae has no number for */
+		} else if (k == K_CUDA || k == K_HIP || k == K_GPU_DEVICE) {
+			ri->value = (uint32_t)prv_gpu_value(cv, r, k);
+		} else if (k == K_MPI) {
+			int v = prv_mpi_call(name, &ri->type, &state);
+			ri->value = v ? (uint32_t)v : MPI_VALUE_OTHER + r;
+		}
+		ri->state = region_state(cv, reg, k, (int)ri->value);
+		ri->known = 1;
+	}
+	return ri;
 }
 
 /* Remembers that events of `type` carry string sid + 1, for the .pcf. */
@@ -334,10 +339,32 @@ static void note_label(struct out *o, uint32_t type, uint32_t sid)
 	o->labels[o->nlabels++] = (struct label){type, sid};
 }
 
+/* Grows the array *a of *n words to at least need, zeroed. */
+static int grow(uint32_t **a, uint32_t *n, size_t need)
+{
+	if (need <= *n)
+		return 0;
+	size_t cap = need > 2 * (size_t)*n ? need : 2 * (size_t)*n;
+	uint32_t *b = realloc(*a, cap * sizeof(*b));
+	if (!b)
+		return -1;
+	memset(b + *n, 0, (cap - *n) * sizeof(*b));
+	*a = b;
+	*n = (uint32_t)cap;
+	return 0;
+}
+
 static int location_begin(struct cv *cv, struct cv_loc *l)
 {
 	struct out *o = cv->out;
 	uint32_t i = loc_index(cv, l);
+	if (grow(&o->first_thread, &o->nfirst_thread, (size_t)l->process + 1) ||
+	    grow(&o->host_cpus, &o->nhost_cpus,
+		 (size_t)(l->process < cv->nprocs ? cv->procs[l->process].host : 0) + 1) ||
+	    grow(&o->host_cpus, &o->nhost_cpus, cv->nhosts)) {
+		prv_fail(o, "out of memory", ENOMEM);
+		return -1;
+	}
 	if (i >= o->nlocs) {
 		size_t n = i + 1 > 2 * o->nlocs ? i + 1 : 2 * o->nlocs;
 		struct ploc *a = realloc(o->locs, n * sizeof(*a));
@@ -498,47 +525,54 @@ static void decorate(struct cv *cv, struct cv_loc *l, struct ploc *p, uint64_t t
 	cv->cur_scl = cv->cur_ctx = 0;
 }
 
-static void enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, uint64_t task)
+/* A new frame on p's stack, NULL when there is no memory. */
+static struct frame *push(struct out *o, struct ploc *p)
 {
-	struct out *o = cv->out;
-	struct ploc *p = ploc(cv, l);
-	uint32_t li = loc_index(cv, l);
-	if (!p)
-		return;
-	touch(p, t);
-	decorate(cv, l, p, t, 1);
 	if (p->depth == p->cap) {
 		uint32_t cap = p->cap ? 2 * p->cap : 16;
 		struct frame *a = realloc(p->stack, cap * sizeof(*a));
 		if (!a) {
 			prv_fail(o, "out of memory", ENOMEM);
-			return;
+			return NULL;
 		}
 		p->stack = a;
 		p->cap = cap;
 	}
-	int pv;
-	enum kind k = kind_of(cv, region, &pv);
 	struct frame *f = &p->stack[p->depth++];
-	f->type = prv_kinds[k].type;
-	f->value = pv ? (uint64_t)pv : (uint64_t)region + 1; /* pthread and GPU calls: pv */
-	f->state = region_state(cv, &cv->regions[region], k, pv);
-	f->task = k == K_OMP_TASK ? task : 0;
-	f->par = k == K_OMP_OUTLINED && p->fork_pending;
-	if (f->par) {
-		p->fork_pending = 0;
-		event(o, li, t, TY_OMP_PARALLEL, 3);
-	}
-	if (k == K_PTHREAD && !pv)
-		f->type = 0; /* a call Extrae has no number for */
+	memset(f, 0, sizeof(*f));
+	return f;
+}
+
+/* Enters region at t; returns the time written (t, or p's floor). */
+static uint64_t enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			    uint64_t task)
+{
+	struct out *o = cv->out;
+	struct ploc *p = ploc(cv, l);
+	uint32_t li = loc_index(cv, l);
+	if (!p)
+		return t;
+	t = at(p, t);
+	touch(p, t);
+	decorate(cv, l, p, t, 1);
+	const struct rinfo *ri = region_info(cv, region);
+	struct frame *f = push(o, p);
+	if (!f)
+		return t;
+	f->type = ri->type;
+	f->value = ri->value ? ri->value : (uint64_t)region + 1;
+	f->state = ri->state;
+	f->task = ri->kind == K_OMP_TASK ? task : 0;
+	f->begin = t;
 	if (f->type)
 		event(o, li, t, f->type, f->value);
 	prv_restate(o, li, p, t);
+	return t;
 }
 
 static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
 {
-	enter_frame(cv, l, t, region, 0);
+	t = enter_frame(cv, l, t, region, 0);
 	struct ploc *p = ploc(cv, l);
 	if (p && cv->regions[region].paradigm == CV_PARADIGM_MPI)
 		p->mpi_enter = t;
@@ -555,8 +589,8 @@ static void task_depends(struct cv *cv, struct cv_loc *l, uint64_t t, const char
 			break;
 		struct pending *e = pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ id, 0);
 		if (e)
-			prv_put(o, REC_COMM, e->loc, e->time, loc_index(cv, l),
-				t < e->time ? e->time : t, 2);
+			prv_put_comm_cpus(o, e->loc, e->cpu, e->time, loc_index(cv, l),
+					  o->locs[loc_index(cv, l)].cpu, t, t, 0, 2);
 		list = *end == ',' ? end + 1 : end;
 	}
 }
@@ -596,7 +630,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 		else if (attrs[i].id == CV_ATTR_TASK_DEPENDS)
 			depends = cv->strings[attrs[i].value];
 	}
-	enter_frame(cv, l, t, region, task);
+	t = enter_frame(cv, l, t, region, task);
 	struct ploc *p = ploc(cv, l);
 	if (!p || !p->depth)
 		return;
@@ -612,20 +646,33 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	attr_events(cv, loc_index(cv, l), t, attrs, n);
 }
 
-static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
+/* An OpenMP fork ends: its frame (stack index i) goes, and the parallel event closes. */
+static void join_frame(struct out *o, uint32_t li, struct ploc *p, uint32_t i, uint64_t t)
 {
-	(void)closed; /* the converter's marker says it */
+	memmove(&p->stack[i], &p->stack[i + 1], (p->depth - i - 1) * sizeof(*p->stack));
+	p->depth--;
+	event(o, li, t, TY_OMP_PARALLEL, 0);
+	prv_restate(o, li, p, t);
+}
+
+/* Leaves the top frame at t, or 1 ns after it began if it began at t. */
+static uint64_t leave_frame(struct cv *cv, struct cv_loc *l, struct ploc *p, uint64_t t)
+{
 	struct out *o = cv->out;
-	struct ploc *p = ploc(cv, l);
 	uint32_t li = loc_index(cv, l);
-	if (!p || !p->depth)
-		return;
+	t = at(p, t);
+	/* A fork whose join is missing ends with the region around it. */
+	while (p->depth && p->stack[p->depth - 1].fork)
+		join_frame(o, li, p, p->depth - 1, t);
+	if (!p->depth)
+		return t;
+	uint32_t i = p->depth - 1;
+	struct frame f = p->stack[i];
+	if (t <= f.begin)
+		t = f.begin + 1;
+	p->floor = t;
 	touch(p, t);
 	decorate(cv, l, p, t, 0);
-	/* The converter leaves in stack order; the region is the top frame. */
-	uint32_t i = p->depth - 1;
-	(void)region;
-	struct frame f = p->stack[i];
 	p->depth = i;
 	if (f.type) {
 		uint64_t outer = 0;
@@ -636,22 +683,35 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 			}
 		event(o, li, t, f.type, outer);
 	}
-	if (f.par)
-		event(o, li, t, TY_OMP_PARALLEL, 0);
 	if (f.task) {
 		struct pending *e = pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ f.task, 1);
 		if (e) {
 			e->loc = li;
 			e->time = t;
+			e->cpu = p->cpu;
 		}
 	}
 	prv_restate(o, li, p, t);
+	return t;
+}
+
+static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
+{
+	(void)closed; /* the converter's marker says it */
+	(void)region; /* the converter leaves in stack order: the region is the top frame */
+	struct ploc *p = ploc(cv, l);
+	if (p && p->depth)
+		leave_frame(cv, l, p, t);
 }
 
 static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned n)
 {
-	leave(cv, l, t, region, 0);
+	(void)region;
+	struct ploc *p = ploc(cv, l);
+	if (!p || !p->depth)
+		return;
+	t = leave_frame(cv, l, p, t);
 	attr_events(cv, loc_index(cv, l), t, attrs, n);
 }
 
@@ -665,43 +725,48 @@ static void create_half(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t se
 	uint32_t li = loc_index(cv, l);
 	if (!e || e->done)
 		return;
+	uint32_t cpu = o->locs[li].cpu;
 	if (!e->half) {
 		e->half = send ? 1 : 2;
 		e->loc = li;
 		e->time = t;
+		e->cpu = cpu;
 		return;
 	}
 	if (e->half == (send ? 1 : 2))
 		return; /* the same side twice: damage */
 	e->done = 1;
 	uint32_t sl = send ? li : e->loc, rl = send ? e->loc : li;
+	uint32_t sc = send ? cpu : e->cpu, rc = send ? e->cpu : cpu;
 	uint64_t st = send ? t : e->time, rt = send ? e->time : t;
-	prv_put(o, REC_COMM, sl, st, rl, rt < st ? st : rt, 1);
+	prv_put_comm_cpus(o, sl, sc, st, rl, rc, rt, rt, 0, 1);
+}
+
+/* p (may be NULL) has a record at t: the time it is written at. */
+static uint64_t mark(struct ploc *p, uint64_t t)
+{
+	if (!p)
+		return t;
+	t = at(p, t);
+	touch(p, t);
+	return t;
 }
 
 static void thread_create(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
-	struct ploc *p = ploc(cv, l);
-	if (p)
-		touch(p, t);
-	create_half(cv, l, t, seq, 1);
+	create_half(cv, l, mark(ploc(cv, l), t), seq, 1);
 }
 
 static void thread_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq, uint32_t tid)
 {
 	(void)tid;
-	struct ploc *p = ploc(cv, l);
-	if (p)
-		touch(p, t);
-	create_half(cv, l, t, seq, 0);
+	create_half(cv, l, mark(ploc(cv, l), t), seq, 0);
 }
 
 static void thread_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
 	(void)seq;
-	struct ploc *p = ploc(cv, l);
-	if (p)
-		touch(p, t);
+	mark(ploc(cv, l), t);
 }
 
 static void thread_wait(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
@@ -719,29 +784,29 @@ static void gpu_activity(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op
 	if (!p)
 		return;
 	int fresh = !p->begun, kernel = op->kind == LT_GPU_ACT_KERNEL;
-	touch(p, op->start);
+	uint64_t start = mark(p, op->start), end;
 	if (fresh)
 		p->base = p->cur = ST_IDLE;
-	enter_frame(cv, l, op->start, op->region, 0);
+	enter_frame(cv, l, start, op->region, 0);
 	if (kernel) {
-		event(o, li, op->start, TY_GPU_OP, GPU_OP_KERNEL);
-		event(o, li, op->start, TY_GPU_BLOCKS, op->blocks);
-		event(o, li, op->start, TY_GPU_THREADS, op->threads);
+		event(o, li, start, TY_GPU_OP, GPU_OP_KERNEL);
+		event(o, li, start, TY_GPU_BLOCKS, op->blocks);
+		event(o, li, start, TY_GPU_THREADS, op->threads);
 	} else {
-		event(o, li, op->start, TY_GPU_BYTES, op->bytes);
+		event(o, li, start, TY_GPU_BYTES, op->bytes);
 	}
 	for (unsigned i = 0; i < op->nattrs; i++)
 		if (op->attrs[i].id == CV_ATTR_GPU_CORRELATION)
-			attr_events(cv, li, op->start, &op->attrs[i], 1);
+			attr_events(cv, li, start, &op->attrs[i], 1);
 	if (op->host_loc != UINT32_MAX)
-		prv_put_comm(o, op->host_loc, op->host_ns, li, op->start, op->bytes, TAG_GPU);
-	leave(cv, l, op->end, op->region, 0);
+		prv_put_comm(o, op->host_loc, op->host_ns, li, start, start, op->bytes, TAG_GPU);
+	end = p->depth ? leave_frame(cv, l, p, op->end) : op->end;
 	if (kernel) {
-		event(o, li, op->end, TY_GPU_OP, 0);
-		event(o, li, op->end, TY_GPU_BLOCKS, 0);
-		event(o, li, op->end, TY_GPU_THREADS, 0);
+		event(o, li, end, TY_GPU_OP, 0);
+		event(o, li, end, TY_GPU_BLOCKS, 0);
+		event(o, li, end, TY_GPU_THREADS, 0);
 	} else {
-		event(o, li, op->end, TY_GPU_BYTES, 0);
+		event(o, li, end, TY_GPU_BYTES, 0);
 	}
 }
 
@@ -752,7 +817,7 @@ static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm p
 	struct ploc *p = ploc(cv, l);
 	if (!p)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	/* A critical section or lock region waits until the lock is held, then runs. */
 	if (acquire && p->depth && p->stack[p->depth - 1].state == ST_BLOCKED) {
 		p->stack[p->depth - 1].state = ST_RUNNING;
@@ -760,15 +825,27 @@ static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm p
 	}
 }
 
+/* An OpenMP fork, at the runtime call's entry (GOMP_parallel, __kmpc_fork_call): the
+ * parallel event opens and the master schedules (Scheduling and Fork/Join) until it runs
+ * its part of the team's work, and again from its end to the join, as Extrae shows it. */
 static void thread_fork(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t requested)
 {
 	(void)requested;
 	struct ploc *p = ploc(cv, l);
 	if (!p)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	p->forking++;
-	p->fork_pending = 1;
+	struct frame *f = push(cv->out, p);
+	if (!f)
+		return;
+	f->type = TY_OMP_PARALLEL;
+	f->value = 3; /* Extrae's PAR_REGION_VAL: a parallel region */
+	f->state = ST_FORK_JOIN;
+	f->fork = 1;
+	f->begin = t;
+	event(cv->out, loc_index(cv, l), t, TY_OMP_PARALLEL, f->value);
+	prv_restate(cv->out, loc_index(cv, l), p, t);
 }
 
 static void thread_join(struct cv *cv, struct cv_loc *l, uint64_t t)
@@ -776,9 +853,18 @@ static void thread_join(struct cv *cv, struct cv_loc *l, uint64_t t)
 	struct ploc *p = ploc(cv, l);
 	if (!p)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	if (p->forking)
 		p->forking--;
+	for (uint32_t i = p->depth; i-- > 0;)
+		if (p->stack[i].fork) {
+			if (t <= p->stack[i].begin)
+				t = p->stack[i].begin + 1;
+			p->floor = t;
+			touch(p, t);
+			join_frame(cv->out, loc_index(cv, l), p, i, t);
+			return;
+		}
 }
 
 static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
@@ -787,7 +873,7 @@ static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t tea
 	struct ploc *p = ploc(cv, l);
 	if (!p)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	p->base = ST_RUNNING;
 	prv_restate(cv->out, loc_index(cv, l), p, t);
 }
@@ -799,18 +885,68 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	struct ploc *p = ploc(cv, l);
 	if (!p)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	if (!p->forking)
 		p->base = ST_IDLE;
 	prv_restate(cv->out, loc_index(cv, l), p, t);
 }
 
+/* Where the records of location l go: a process's metrics are events of its first thread, as
+ * Extrae's are (a thread of their own would be a thread in no state, or in one that every
+ * analysis would count). */
+static struct cv_loc *shown_on(struct cv *cv, struct cv_loc *l)
+{
+	struct out *o = cv->out;
+	if (l->kind != CV_LOC_METRIC)
+		return l;
+	uint32_t *first = &o->first_thread[l->process];
+	if (!*first) {
+		const struct cv_process *pr = &cv->procs[l->process];
+		for (size_t i = pr->first_loc; i < pr->first_loc + pr->nlocs && i < cv->nlocs; i++)
+			if (cv->locs[i].kind == CV_LOC_THREAD) {
+				*first = (uint32_t)i + 1;
+				break;
+			}
+	}
+	if (*first)
+		return &cv->locs[*first - 1];
+	struct ploc *p = ploc(cv, l);
+	if (p)
+		p->kept = 1; /* no thread to show them on: it stays a thread of its own */
+	return l;
+}
+
+/* Thread l runs on CPU `cpu` of its node from t on: Extrae's Executing CPU event, and the
+ * CPU field of its records from then on. */
+static void cpu_change(struct cv *cv, struct cv_loc *l, struct ploc *p, uint64_t t, uint64_t cpu)
+{
+	struct out *o = cv->out;
+	uint32_t li = loc_index(cv, l), host = cv->procs[l->process].host;
+	if (cpu >= UINT32_MAX - 1)
+		return;
+	t = mark(p, t);
+	if (t > p->since) { /* the state goes on, on the other CPU */
+		prv_put_state(o, li, p->since, t, p->cur, p->since_cpu);
+		p->since = t;
+	}
+	p->cpu = (uint32_t)cpu + 1;
+	p->since_cpu = p->cpu;
+	if (o->host_cpus[host] < p->cpu)
+		o->host_cpus[host] = p->cpu;
+	event(o, li, t, TY_CPU, p->cpu);
+}
+
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
 {
 	struct out *o = cv->out;
+	if (!o->cpu_metric && !strcmp(cv->strings[cv->metrics[m].name], "CPU"))
+		o->cpu_metric = m + 1;
+	l = shown_on(cv, l);
 	struct ploc *p = ploc(cv, l);
-	if (p && !p->ended)
-		touch(p, t);
+	if (p && m + 1 == o->cpu_metric && l->kind == CV_LOC_THREAD) {
+		cpu_change(cv, l, p, t, raw);
+		return;
+	}
 	int64_t v = (int64_t)raw;
 	if (cv->metrics[m].is_double) { /* in thousandths: Paraver values are integers */
 		double d;
@@ -826,9 +962,10 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
 {
 	struct out *o = cv->out;
+	l = shown_on(cv, l);
 	struct ploc *p = ploc(cv, l);
-	if (p && !p->ended)
-		touch(p, t);
+	if (p && !p->ended && l->kind != CV_LOC_METRIC)
+		t = mark(p, t);
 	uint32_t sid = cv_string(cv, text);
 	note_label(o, TY_MARKER + (uint32_t)kind, sid);
 	event(o, loc_index(cv, l), t, TY_MARKER + (uint32_t)kind, (uint64_t)sid + 1);
@@ -837,17 +974,14 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *pr)
 {
 	(void)pr;
-	struct ploc *p = ploc(cv, l);
-	if (p)
-		touch(p, t);
+	t = mark(ploc(cv, l), t);
 	event(cv->out, loc_index(cv, l), t, TY_APPLICATION, 1);
+	event(cv->out, loc_index(cv, l), t, TY_PID, (uint64_t)cv->procs[l->process].pid);
 }
 
 static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
 {
-	struct ploc *p = ploc(cv, l);
-	if (p)
-		touch(p, t);
+	t = mark(ploc(cv, l), t);
 	event(cv->out, loc_index(cv, l), t, TY_APPLICATION, 0);
 }
 
@@ -874,10 +1008,10 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 	int self = cv->procs[l->process].mpi_rank;
 	if (!p || self < 0)
 		return;
-	touch(p, t);
+	t = mark(p, t);
 	uint32_t other = cv_world_rank(cv, comm, peer, (uint32_t)self);
 	uint64_t key = (uint64_t)l->process << 40 ^ request;
-	struct msg m = {cv->comms[comm].id, 0, 0, tag, loc_index(cv, l), 0, t, bytes};
+	struct msg m = {cv->comms[comm].id, 0, 0, tag, loc_index(cv, l), 0, t, bytes, p->cpu};
 	switch (kind) {
 	case LT_MPI_SEND:
 	case LT_MPI_ISEND:
@@ -945,7 +1079,7 @@ static int finish(struct cv *cv)
 			    i + 1 < o->nruns ? (uint64_t)(i + 1) * RUN_RECORDS : o->records;
 		FILE *f = prv_open_output(o, ".prv");
 		if (f) {
-			uint64_t t0 = cv->stats.first_ns, end = cv->stats.last_ns - t0;
+			uint64_t t0 = cv->stats.first_ns, end = prv_end(cv) - t0;
 			time_t real =
 			    (time_t)((t0 + (cv->nprocs ? cv->procs[0].real_minus_mono : 0)) /
 				     1000000000u);
@@ -955,15 +1089,13 @@ static int finish(struct cv *cv)
 				tm.tm_mday, tm.tm_mon + 1, tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
 				end ? end : 1, cv->nhosts);
 			for (uint32_t h = 0; h < cv->nhosts; h++)
-				fprintf(f, "%s1", h ? "," : "");
+				fprintf(f, "%s%u", h ? "," : "", prv_host_cpus(cv, &n, h));
 			fprintf(f, "):1:%u(", n.ntasks);
-			int first = 1;
-			for (size_t i = 0; i < cv->nprocs; i++)
-				if (n.task[i]) {
-					fprintf(f, "%s%zu:%u", first ? "" : ",", cv->procs[i].nlocs,
-						cv->procs[i].host + 1);
-					first = 0;
-				}
+			for (uint32_t k = 0; k < n.ntasks; k++) {
+				uint32_t i = n.order[k];
+				fprintf(f, "%s%u:%u", k ? "," : "", n.nthreads_of[i],
+					cv->procs[i].host + 1);
+			}
 			fputs(")\n", f);
 			struct writer w = {.f = f, .cv = cv, .n = &n, .t0 = t0};
 			prv_write_body(o, &w, run_end);
@@ -979,7 +1111,7 @@ static int finish(struct cv *cv)
 		}
 	}
 	free(run_end);
-	free(n.task);
+	prv_free_numbering(&n);
 	cv->stats.events = o->records; /* Paraver records, before events of one time join */
 	if (o->error[0]) {	       /* no half-written trace is left behind */
 		static const char *const exts[] = {".prv", ".pcf", ".row"};
@@ -1035,6 +1167,8 @@ static void prv_free(struct cv *cv)
 	free(o->locs);
 	free(o->run);
 	free(o->regions);
+	free(o->host_cpus);
+	free(o->first_thread);
 	free(o->creates.slot);
 	free(o->tasks.slot);
 	free(o->irecvs.slot);

@@ -29,10 +29,13 @@ static const struct {
     {7, "Scheduling and Fork/Join", {255, 255, 0}},
     {8, "Wait/WaitAll", {235, 0, 0}},
     {9, "Blocked", {0, 162, 0}},
+    {10, "Immediate Send", {255, 0, 255}},
+    {11, "Immediate Receive", {100, 100, 177}},
     {12, "I/O", {172, 174, 41}},
     {13, "Group Communication", {255, 144, 26}},
     {14, "Tracing Disabled", {2, 255, 177}},
     {15, "Others", {192, 224, 0}},
+    {16, "Send Receive", {66, 66, 66}},
     {17, "Memory transfer", {255, 0, 96}},
     {24, "Overhead", {139, 121, 177}},
     {30, "Allocating memory", {255, 171, 0}},
@@ -57,7 +60,7 @@ const struct prv_kind_def prv_kinds[K_COUNT] = {
     [K_KOKKOS_COPY] = {65000005, "Kokkos deep copy"},
     [K_KOKKOS_MEMORY] = {65000006, "Kokkos allocation or deallocation"},
     [K_PROCESS] = {69000001, "Process call (fork, exec, spawn, dlopen)"},
-    [K_MPI] = {50000001, "MPI call"},
+    [K_MPI] = {50000003, "MPI Other"}, /* each call has its class's type (mpi_calls) */
     [K_CUDA] = {63000000, "CUDA call"},
     [K_HIP] = {63500000, "HIP call"},
     [K_GPU_KERNEL] = {63000006, "CUDA kernel"},
@@ -105,6 +108,95 @@ static const struct {
     {"sem_post", 15, "sem_post"},
 };
 
+/* Extrae's encoding of the MPI calls (the one Paraver's configurations select by, which
+ * paraver-kernel itself ships): the type of the call's class, its value, and the state
+ * Extrae's merger puts the thread in during the call. */
+enum { MPI_PTOP, MPI_COLL, MPI_OTHER, MPI_RMA, MPI_CLASSES };
+static const struct {
+	uint32_t type;
+	const char *label;
+} mpi_classes[MPI_CLASSES] = {
+    [MPI_PTOP] = {50000001, "MPI Point-to-point"},
+    [MPI_COLL] = {50000002, "MPI Collective Comm"},
+    [MPI_OTHER] = {50000003, "MPI Other"},
+    [MPI_RMA] = {50000004, "MPI One-sided"},
+};
+static const struct {
+	const char *name;
+	uint8_t class, state;
+	uint16_t value;
+} mpi_calls[] = {
+    {"MPI_Send", MPI_PTOP, ST_BLOCKING_SEND, 1},
+    {"MPI_Recv", MPI_PTOP, ST_WAIT_MESSAGE, 2},
+    {"MPI_Isend", MPI_PTOP, ST_IMMEDIATE_SEND, 3},
+    {"MPI_Irecv", MPI_PTOP, ST_IMMEDIATE_RECV, 4},
+    {"MPI_Wait", MPI_PTOP, ST_WAIT_ALL, 5},
+    {"MPI_Waitall", MPI_PTOP, ST_WAIT_ALL, 6},
+    {"MPI_Bcast", MPI_COLL, ST_GROUP_COMM, 7},
+    {"MPI_Barrier", MPI_COLL, ST_GROUP_COMM, 8},
+    {"MPI_Reduce", MPI_COLL, ST_GROUP_COMM, 9},
+    {"MPI_Allreduce", MPI_COLL, ST_GROUP_COMM, 10},
+    {"MPI_Alltoall", MPI_COLL, ST_GROUP_COMM, 11},
+    {"MPI_Alltoallv", MPI_COLL, ST_GROUP_COMM, 12},
+    {"MPI_Gather", MPI_COLL, ST_GROUP_COMM, 13},
+    {"MPI_Gatherv", MPI_COLL, ST_GROUP_COMM, 14},
+    {"MPI_Scatter", MPI_COLL, ST_GROUP_COMM, 15},
+    {"MPI_Scatterv", MPI_COLL, ST_GROUP_COMM, 16},
+    {"MPI_Allgather", MPI_COLL, ST_GROUP_COMM, 17},
+    {"MPI_Allgatherv", MPI_COLL, ST_GROUP_COMM, 18},
+    {"MPI_Comm_rank", MPI_OTHER, ST_OTHERS, 19},
+    {"MPI_Comm_size", MPI_OTHER, ST_OTHERS, 20},
+    {"MPI_Comm_create", MPI_OTHER, ST_OTHERS, 21},
+    {"MPI_Comm_dup", MPI_OTHER, ST_OTHERS, 22},
+    {"MPI_Comm_split", MPI_OTHER, ST_OTHERS, 23},
+    {"MPI_Comm_group", MPI_OTHER, ST_OTHERS, 24},
+    {"MPI_Comm_free", MPI_OTHER, ST_OTHERS, 25},
+    {"MPI_Scan", MPI_COLL, ST_GROUP_COMM, 30},
+    {"MPI_Init", MPI_OTHER, ST_OTHERS, 31},
+    {"MPI_Init_thread", MPI_OTHER, ST_OTHERS, 31},
+    {"MPI_Finalize", MPI_OTHER, ST_OTHERS, 32},
+    {"MPI_Bsend", MPI_PTOP, ST_BLOCKING_SEND, 33},
+    {"MPI_Ssend", MPI_PTOP, ST_BLOCKING_SEND, 34},
+    {"MPI_Rsend", MPI_PTOP, ST_BLOCKING_SEND, 35},
+    {"MPI_Ibsend", MPI_PTOP, ST_IMMEDIATE_SEND, 36},
+    {"MPI_Issend", MPI_PTOP, ST_IMMEDIATE_SEND, 37},
+    {"MPI_Irsend", MPI_PTOP, ST_IMMEDIATE_SEND, 38},
+    {"MPI_Test", MPI_OTHER, ST_WAIT_ALL, 39},
+    {"MPI_Cancel", MPI_PTOP, ST_OTHERS, 40},
+    {"MPI_Sendrecv", MPI_PTOP, ST_SEND_RECV, 41},
+    {"MPI_Sendrecv_replace", MPI_PTOP, ST_SEND_RECV, 42},
+    {"MPI_Cart_create", MPI_OTHER, ST_OTHERS, 43},
+    {"MPI_Waitany", MPI_PTOP, ST_WAIT_ALL, 59},
+    {"MPI_Waitsome", MPI_PTOP, ST_WAIT_ALL, 60},
+    {"MPI_Probe", MPI_PTOP, ST_TEST_PROBE, 61},
+    {"MPI_Iprobe", MPI_PTOP, ST_TEST_PROBE, 62},
+    {"MPI_Win_create", MPI_RMA, ST_OTHERS, 63},
+    {"MPI_Win_free", MPI_RMA, ST_OTHERS, 64},
+    {"MPI_Put", MPI_RMA, ST_MEMORY_TRANSFER, 65},
+    {"MPI_Get", MPI_RMA, ST_MEMORY_TRANSFER, 66},
+    {"MPI_Win_fence", MPI_RMA, ST_MEMORY_TRANSFER, 68},
+    {"MPI_Win_lock", MPI_RMA, ST_OTHERS, 74},
+    {"MPI_Win_unlock", MPI_RMA, ST_OTHERS, 75},
+    {"MPI_Reduce_scatter", MPI_COLL, ST_GROUP_COMM, 80},
+    {"MPI_Group_excl", MPI_OTHER, ST_OTHERS, 85},
+    {"MPI_Group_free", MPI_OTHER, ST_OTHERS, 86},
+    {"MPI_Group_incl", MPI_OTHER, ST_OTHERS, 87},
+    {"MPI_Abort", MPI_OTHER, ST_OTHERS, 100},
+    {"MPI_Request_free", MPI_OTHER, ST_OTHERS, 115},
+    {"MPI_Testall", MPI_OTHER, ST_WAIT_ALL, 125},
+    {"MPI_Testany", MPI_OTHER, ST_WAIT_ALL, 126},
+    {"MPI_Testsome", MPI_OTHER, ST_WAIT_ALL, 128},
+    {"MPI_Ireduce", MPI_COLL, ST_GROUP_COMM, 154},
+    {"MPI_Iallreduce", MPI_COLL, ST_GROUP_COMM, 155},
+    {"MPI_Ibarrier", MPI_COLL, ST_GROUP_COMM, 156},
+    {"MPI_Ibcast", MPI_COLL, ST_GROUP_COMM, 157},
+    {"MPI_Ialltoall", MPI_COLL, ST_GROUP_COMM, 158},
+    {"MPI_Iallgather", MPI_COLL, ST_GROUP_COMM, 160},
+    {"MPI_Reduce_scatter_block", MPI_COLL, ST_GROUP_COMM, 168},
+    {"MPI_Comm_split_type", MPI_OTHER, ST_OTHERS, 194},
+    {"MPI_Exscan", MPI_COLL, ST_GROUP_COMM, 214},
+};
+
 /* Extrae's CUDA call values (events.h, the order of its CUDA enum), by the name after "cuda"
  * or "hip"; calls Extrae has no number for are valued GPU_VALUE_OTHER + their region id. */
 static const struct {
@@ -150,6 +242,48 @@ int prv_pthread_value(const char *name)
 		if (!strcmp(name, pthread_values[i].prefix))
 			return pthread_values[i].value;
 	return 0;
+}
+
+/* MPI call `name`: its value, and its type and state (an unknown one: MPI Other, value 0). */
+int prv_mpi_call(const char *name, uint32_t *type, uint8_t *state)
+{
+	for (size_t i = 0; i < sizeof(mpi_calls) / sizeof(mpi_calls[0]); i++)
+		if (!strcmp(name, mpi_calls[i].name)) {
+			*type = mpi_classes[mpi_calls[i].class].type;
+			*state = mpi_calls[i].state;
+			return mpi_calls[i].value;
+		}
+	*type = mpi_classes[MPI_OTHER].type;
+	*state = ST_OTHERS;
+	return 0;
+}
+
+/* The MPI types, each with the values of its class as Extrae labels them, and the calls
+ * Extrae has no number for under MPI Other. */
+static void write_mpi_types(struct cv *cv, FILE *f)
+{
+	for (int c = 0; c < MPI_CLASSES; c++) {
+		fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      End\n", mpi_classes[c].type,
+			mpi_classes[c].label);
+		int last = 0;
+		for (size_t i = 0; i < sizeof(mpi_calls) / sizeof(mpi_calls[0]); i++)
+			if (mpi_calls[i].class == c && mpi_calls[i].value != last) {
+				last = mpi_calls[i].value;
+				fprintf(f, "%-6d %s\n", last, mpi_calls[i].name);
+			}
+		for (uint32_t r = 0; c == MPI_OTHER && r < cv->nregions; r++) {
+			uint32_t type;
+			uint8_t state;
+			const char *name = cv->strings[cv->regions[r].name];
+			if (prv_region_kind(&cv->regions[r]) != K_MPI ||
+			    prv_mpi_call(name, &type, &state))
+				continue;
+			fprintf(f, "%-6u ", MPI_VALUE_OTHER + r);
+			prv_put_label(f, name);
+			fputc('\n', f);
+		}
+		fputs("\n\n", f);
+	}
 }
 
 /* The value of GPU region r of kind k (K_CUDA, K_HIP, K_GPU_DEVICE): Extrae's number. */
@@ -278,6 +412,8 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 		fprintf(f, "%-4d {%u,%u,%u}\n", states[i].id, states[i].rgb[0], states[i].rgb[1],
 			states[i].rgb[2]);
 	fputs("\n\nEVENT_TYPE\n0    40000001    Application\nVALUES\n0      End\n1      Begin\n\n\n"
+	      "EVENT_TYPE\n0    40000033    Executing CPU\n\n\n"
+	      "EVENT_TYPE\n0    40000036    Process IDentifier\n\n\n"
 	      "EVENT_TYPE\n0    60000001    Parallel (OMP)\nVALUES\n0      close\n"
 	      "3      REGION (open)\n\n\n",
 	      f);
@@ -286,8 +422,10 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 		used[prv_region_kind(&cv->regions[r])] = 1;
 	used[K_GPU_DEVICE] |= used[K_GPU_KERNEL]; /* 63100000 tells kernels too */
 	for (int k = 0; k < K_COUNT; k++)
-		if (used[k])
+		if (used[k] && k != K_MPI)
 			write_values_of_kind(cv, f, (enum kind)k);
+	if (used[K_MPI])
+		write_mpi_types(cv, f);
 	if (used[K_GPU_DEVICE])
 		fprintf(f,
 			"EVENT_TYPE\n0    %u    CUDA bytes copied or set\n"

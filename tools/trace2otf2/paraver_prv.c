@@ -38,22 +38,63 @@ void prv_spill(struct out *o)
 	o->nrun = 0;
 }
 
+static void put(struct out *o, struct rec r)
+{
+	if (o->nrun == RUN_RECORDS)
+		prv_spill(o);
+	r.seq = o->seq++;
+	o->run[o->nrun++] = r;
+	uint64_t last = r.kind == REC_EVENT ? r.time : r.a;
+	if (last > o->end)
+		o->end = last;
+}
+
+/* An event (type b, value a) or a communication, on location loc's CPU now. */
 void prv_put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b, uint64_t a,
 	     uint32_t c)
 {
-	if (o->nrun == RUN_RECORDS)
-		prv_spill(o);
-	o->run[o->nrun++] = (struct rec){time, a, o->seq++, 0, loc, b, (uint32_t)kind, c};
+	uint32_t cpu = loc < o->nlocs ? o->locs[loc].cpu : 0;
+	put(o, (struct rec){.time = time,
+			    .a = a,
+			    .loc = loc,
+			    .b = b,
+			    .kind = (uint32_t)kind,
+			    .c = c,
+			    .cpu = cpu,
+			    .posted = a});
 }
 
-/* A communication of `size` bytes with `tag`, received no earlier than it was sent. */
-void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t received,
-		  uint64_t size, uint32_t tag)
+void prv_put_state(struct out *o, uint32_t loc, uint64_t begin, uint64_t end, uint32_t state,
+		   uint32_t cpu)
 {
-	if (o->nrun == RUN_RECORDS)
-		prv_spill(o);
-	o->run[o->nrun++] = (struct rec){
-	    sent, received < sent ? sent : received, o->seq++, size, from, to, REC_COMM, tag};
+	put(o, (struct rec){
+		   .time = begin, .a = end, .loc = loc, .b = state, .kind = REC_STATE, .cpu = cpu});
+}
+
+/* A communication of `size` bytes with `tag`, sent from (from, cpu) at `sent`, posted at
+ * `posted` and received no earlier than it was sent at (to, cpu_r). */
+void prv_put_comm_cpus(struct out *o, uint32_t from, uint32_t cpu, uint64_t sent, uint32_t to,
+		       uint32_t cpu_r, uint64_t posted, uint64_t received, uint64_t size,
+		       uint32_t tag)
+{
+	put(o, (struct rec){.time = sent,
+			    .a = received < sent ? sent : received,
+			    .size = size,
+			    .loc = from,
+			    .b = to,
+			    .kind = REC_COMM,
+			    .c = tag,
+			    .cpu = cpu,
+			    .cpu_r = cpu_r,
+			    .posted = posted});
+}
+
+/* The same on the CPUs the two locations are on now. */
+void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t posted,
+		  uint64_t received, uint64_t size, uint32_t tag)
+{
+	prv_put_comm_cpus(o, from, from < o->nlocs ? o->locs[from].cpu : 0, sent, to,
+			  to < o->nlocs ? o->locs[to].cpu : 0, posted, received, size, tag);
 }
 
 /* One sorted run of the scratch file being merged. */
@@ -101,15 +142,18 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, -(uint64_t)v);
 }
 
-/* ":" then the object fields of location li: cpu (0, unknown), application, task, thread. */
-static char *object(const struct writer *w, char *p, uint32_t li)
+/* ":" then the object fields of location li on CPU `cpu` of its node (+ 1; 0: unknown): the
+ * CPU's number among all, application, task, thread. */
+static char *object(const struct writer *w, char *p, uint32_t li, uint32_t cpu)
 {
 	const struct cv_loc *l = &w->cv->locs[li];
 	const struct cv_process *pr = &w->cv->procs[l->process];
-	memcpy(p, ":0:1:", 5);
-	p = put_u64(p + 5, w->n->task[l->process]);
 	*p++ = ':';
-	return put_u64(p, (uint64_t)li - pr->first_loc + 1);
+	p = put_u64(p, cpu ? w->n->cpu_base[pr->host] + cpu : 0);
+	memcpy(p, ":1:", 3);
+	p = put_u64(p + 3, w->n->task[l->process]);
+	*p++ = ':';
+	return put_u64(p, w->n->thread[li]);
 }
 
 static char *field(char *p, uint64_t v)
@@ -134,7 +178,7 @@ static void write_rec(struct writer *w, const struct rec *r)
 	switch (r->kind) {
 	case REC_STATE:
 		*p++ = '1';
-		p = object(w, p, r->loc);
+		p = object(w, p, r->loc, r->cpu);
 		p = field(p, r->time - w->t0);
 		p = field(p, r->a - w->t0);
 		p = field(p, r->b);
@@ -143,7 +187,7 @@ static void write_rec(struct writer *w, const struct rec *r)
 	case REC_EVENT:
 		if (!w->open_event) {
 			*p++ = '2';
-			p = object(w, p, r->loc);
+			p = object(w, p, r->loc, r->cpu);
 			p = field(p, r->time - w->t0);
 			w->open_event = 1;
 			w->ev_time = r->time;
@@ -156,12 +200,14 @@ static void write_rec(struct writer *w, const struct rec *r)
 		p = put_i64(p, (int64_t)r->a);
 		break;
 	case REC_COMM:
+		/* logical and physical send: the sending call's start; logical receive: when
+		 * the receive was posted; physical: when it completed */
 		*p++ = '3';
-		p = object(w, p, r->loc);
+		p = object(w, p, r->loc, r->cpu);
 		p = field(p, r->time - w->t0);
 		p = field(p, r->time - w->t0);
-		p = object(w, p, r->b);
-		p = field(p, r->a - w->t0);
+		p = object(w, p, r->b, r->cpu_r);
+		p = field(p, (r->posted < r->a ? r->posted : r->a) - w->t0);
 		p = field(p, r->a - w->t0);
 		p = field(p, r->size);
 		p = field(p, r->c);
@@ -259,16 +305,24 @@ int prv_close_output(struct out *o, FILE *f, const char *ext)
 	return 0;
 }
 
+/* The end of the trace: its last event, or a call that ended 1 ns after it (at()). */
+uint64_t prv_end(const struct cv *cv)
+{
+	const struct out *o = cv->out;
+	return o->end > cv->stats.last_ns ? o->end : cv->stats.last_ns;
+}
+
 /* Closes every thread's life: Not created before its first and after its last event. */
 void prv_close_states(struct cv *cv)
 {
 	struct out *o = cv->out;
-	uint64_t t0 = cv->stats.first_ns, t1 = cv->stats.last_ns;
+	uint64_t t0 = cv->stats.first_ns, t1 = prv_end(cv);
 	for (size_t i = 0; i < o->nlocs && i < cv->nlocs; i++) {
 		struct ploc *p = &o->locs[i];
+		if (cv->locs[i].kind == CV_LOC_METRIC && !p->kept)
+			continue; /* not a thread */
 		if (!p->begun) {
-			prv_put(o, REC_STATE, (uint32_t)i, t0, ST_NOT_CREATED,
-				t1 > t0 ? t1 : t0 + 1, 0);
+			prv_put_state(o, (uint32_t)i, t0, t1 > t0 ? t1 : t0 + 1, ST_NOT_CREATED, 0);
 			continue;
 		}
 		if (!p->ended) {
@@ -277,9 +331,9 @@ void prv_close_states(struct cv *cv)
 			prv_restate(o, (uint32_t)i, p, p->last);
 		}
 		if (p->first > t0)
-			prv_put(o, REC_STATE, (uint32_t)i, t0, ST_NOT_CREATED, p->first, 0);
+			prv_put_state(o, (uint32_t)i, t0, p->first, ST_NOT_CREATED, 0);
 		if (t1 > p->since)
-			prv_put(o, REC_STATE, (uint32_t)i, p->since, ST_NOT_CREATED, t1, 0);
+			prv_put_state(o, (uint32_t)i, p->since, t1, ST_NOT_CREATED, p->since_cpu);
 	}
 }
 
@@ -330,7 +384,8 @@ void prv_match_messages(struct out *o)
 		uint64_t recv = r->time;
 		if (recv < s->time && s->time - recv <= CLOCK_PRECISION_NS)
 			recv = s->time;
-		prv_put_comm(o, s->loc, s->time, r->loc, recv, s->size, s->tag);
+		prv_put_comm_cpus(o, s->loc, s->cpu, s->time, r->loc, r->cpu, r->order, recv,
+				  s->size, s->tag);
 		i++;
 		j++;
 	}

@@ -13,19 +13,79 @@
 
 #include "paraver.h"
 
+static const struct cv *sort_cv; /* for by_rank (qsort has no context) */
+
+/* MPI ranks first, in rank order; then the other processes in the order they started. */
+static int by_rank(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	int ra = sort_cv->procs[a].mpi_rank, rb = sort_cv->procs[b].mpi_rank;
+	if ((ra < 0) != (rb < 0))
+		return ra < 0 ? 1 : -1;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Is location li a Paraver thread (its process's metrics are not, unless kept)? */
+static int is_thread(const struct cv *cv, size_t li)
+{
+	const struct out *o = cv->out;
+	return cv->locs[li].kind != CV_LOC_METRIC || (li < o->nlocs && o->locs[li].kept);
+}
+
 int prv_number_objects(struct cv *cv, struct numbering *n)
 {
-	n->task = calloc(cv->nprocs ? cv->nprocs : 1, sizeof(*n->task));
-	if (!n->task)
+	const struct out *o = cv->out;
+	size_t np = cv->nprocs ? cv->nprocs : 1;
+	n->task = calloc(np, sizeof(*n->task));
+	n->order = calloc(np, sizeof(*n->order));
+	n->nthreads_of = calloc(np, sizeof(*n->nthreads_of));
+	n->thread = calloc(cv->nlocs ? cv->nlocs : 1, sizeof(*n->thread));
+	n->cpu_base = calloc(cv->nhosts ? cv->nhosts : 1, sizeof(*n->cpu_base));
+	if (!n->task || !n->order || !n->nthreads_of || !n->thread || !n->cpu_base)
 		return -1;
 	n->ntasks = 0;
 	n->nthreads = 0;
-	for (size_t i = 0; i < cv->nprocs; i++)
-		if (cv->procs[i].nlocs) {
-			n->task[i] = ++n->ntasks;
-			n->nthreads += cv->procs[i].nlocs;
-		}
+	for (size_t i = 0; i < cv->nprocs; i++) {
+		const struct cv_process *pr = &cv->procs[i];
+		uint32_t k = 0;
+		/* its threads, then its GPU streams */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t li = pr->first_loc; li < pr->first_loc + pr->nlocs; li++)
+				if (is_thread(cv, li) &&
+				    (cv->locs[li].kind == CV_LOC_GPU_STREAM) == pass)
+					n->thread[li] = ++k;
+		n->nthreads_of[i] = k;
+		n->nthreads += k;
+		if (k)
+			n->order[n->ntasks++] = (uint32_t)i;
+	}
+	sort_cv = cv;
+	qsort(n->order, n->ntasks, sizeof(*n->order), by_rank);
+	for (uint32_t k = 0; k < n->ntasks; k++)
+		n->task[n->order[k]] = k + 1;
+	n->ncpus = 0;
+	for (uint32_t h = 0; h < cv->nhosts; h++) {
+		n->cpu_base[h] = n->ncpus;
+		n->ncpus += h < o->nhost_cpus && o->host_cpus[h] ? o->host_cpus[h] : 1;
+	}
 	return 0;
+}
+
+void prv_free_numbering(struct numbering *n)
+{
+	free(n->task);
+	free(n->order);
+	free(n->thread);
+	free(n->nthreads_of);
+	free(n->cpu_base);
+}
+
+/* The number of CPUs of host h in the header: the highest one a thread ran on, + 1. */
+uint32_t prv_host_cpus(const struct cv *cv, const struct numbering *n, uint32_t h)
+{
+	return (h + 1 < cv->nhosts ? n->cpu_base[h + 1] : n->ncpus) - n->cpu_base[h];
 }
 
 /* A label on one line: newlines and tabs become spaces. */
@@ -46,37 +106,42 @@ void prv_region_label(FILE *f, const struct cv *cv, const struct cv_region *r)
 	}
 }
 
+/* As Extrae names them: CPUs "CPU c.node" per node, nodes by host, the application by the
+ * program (of task 1), tasks as the converter names processes, threads "THREAD 1.t.h"
+ * and GPU streams by their names. */
 void prv_write_row(struct cv *cv, FILE *f, const struct numbering *n)
 {
-	fprintf(f, "LEVEL CPU SIZE %u\n", cv->nhosts);
-	for (uint32_t h = 0; h < cv->nhosts; h++) {
-		fprintf(f, "1.");
-		prv_put_label(f, cv->strings[cv->hosts[h]]);
-		fputc('\n', f);
-	}
+	fprintf(f, "LEVEL CPU SIZE %u\n", n->ncpus);
+	for (uint32_t h = 0; h < cv->nhosts; h++)
+		for (uint32_t c = 1; c <= prv_host_cpus(cv, n, h); c++)
+			fprintf(f, "CPU %u.%u\n", c, h + 1);
 	fprintf(f, "\nLEVEL NODE SIZE %u\n", cv->nhosts);
 	for (uint32_t h = 0; h < cv->nhosts; h++) {
 		prv_put_label(f, cv->strings[cv->hosts[h]]);
 		fputc('\n', f);
 	}
 	fprintf(f, "\nLEVEL APPL SIZE 1\n");
-	for (size_t i = 0; i < cv->nprocs; i++)
-		if (n->task[i]) {
-			prv_put_label(f, cv->strings[cv->procs[i].name]);
-			fputc('\n', f);
-			break;
-		}
-	fprintf(f, "\nLEVEL TASK SIZE %u\n", n->ntasks);
-	for (size_t i = 0; i < cv->nprocs; i++)
-		if (n->task[i]) {
-			prv_put_label(f, cv->strings[cv->procs[i].name]);
-			fputc('\n', f);
-		}
+	prv_put_label(f, n->ntasks ? cv->strings[cv->procs[n->order[0]].program] : "application");
+	fprintf(f, "\n\nLEVEL TASK SIZE %u\n", n->ntasks);
+	for (uint32_t k = 0; k < n->ntasks; k++) {
+		const struct cv_process *pr = &cv->procs[n->order[k]];
+		prv_put_label(f, cv->strings[pr->name]);
+		fputc('\n', f);
+	}
 	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", n->nthreads);
-	for (size_t i = 0; i < cv->nprocs; i++)
-		for (size_t j = 0; j < cv->procs[i].nlocs; j++) {
-			const char *name = cv->strings[cv->locs[cv->procs[i].first_loc + j].name];
-			prv_put_label(f, *name ? name : "thread");
-			fputc('\n', f);
-		}
+	for (uint32_t k = 0; k < n->ntasks; k++) {
+		const struct cv_process *pr = &cv->procs[n->order[k]];
+		for (int pass = 0; pass < 2; pass++) /* as prv_number_objects numbers them */
+			for (size_t li = pr->first_loc; li < pr->first_loc + pr->nlocs; li++) {
+				const struct cv_loc *l = &cv->locs[li];
+				if (!n->thread[li] || (l->kind == CV_LOC_GPU_STREAM) != pass)
+					continue;
+				const char *name = cv->strings[l->name];
+				if (pass)
+					prv_put_label(f, *name ? name : "GPU stream");
+				else
+					fprintf(f, "THREAD 1.%u.%u", k + 1, n->thread[li]);
+				fputc('\n', f);
+			}
+	}
 }
