@@ -47,7 +47,8 @@ value, lasting until that thread's next event of TYPE (or the end); pairs of one
           table has the table's value.
   --expect-fork-join  some thread forks (60000001 nonzero); on each thread, time inside a fork (until its
           60000001:0) and outside the outlined function that runs in it (60000018 nonzero, until 0) is in
-          state 7 (Scheduling and Fork/Join); the fork comes strictly before the first outlined function in
+          state 7 (Scheduling and Fork/Join), but for pthread and MPI calls the runtime makes in it, which
+          have their own states; the fork comes strictly before the first outlined function in
           it; each fork is joined. Forks and outlined functions nest (an inner fork inside an outlined
           function: its fork and join time is state 7, the rest of the outer function is not).
   --expect-cpus   the header has a resource model; some event 40000033 (Executing CPU: the CPU within the
@@ -619,7 +620,7 @@ def tracked_types(opts):
     if opts.mpi_extrae:
         types |= set(MPI_TYPES)
     if opts.expect_fork_join:
-        types |= {EV_FORK, EV_OUTLINED}
+        types |= {EV_FORK, EV_OUTLINED} | NESTED_CALLS
     if opts.expect_task_pid:
         types.add(EV_PID)
     if opts.expect_cpus:
@@ -747,17 +748,27 @@ def check_mpi(header, pcf, body, problem):
                                          else state, label, want, MPI_STATES[want]))
 
 
+# Calls a runtime makes while it forks or joins (creating its threads, taking its locks),
+# whose time is in their own states: pthread and MPI calls.
+NESTED_CALLS = frozenset((61000000, 50000001, 50000002, 50000003, 50000004))
+
+
 def fork_join_spans(evs, end, report):
     """The [begin, end, fork time) spans of one thread that Extrae shows in state 7, and its number of forks.
     Frames nest: a fork (60000001 nonzero) pushes F, an outlined function (60000018 nonzero) pushes U or
-    replaces a U on top, a 0 pops the topmost frame of its kind; a span is a time with an F on top."""
-    stack, spans, forks, last = [], [], 0, 0
+    replaces a U on top, a 0 pops the topmost frame of its kind; a span is a time with an F on top and
+    no pthread or MPI call (NESTED_CALLS) in progress."""
+    stack, spans, forks, last, calls = [], [], 0, 0, {}
     for t, typ, v, ln in evs:
-        if typ not in (EV_FORK, EV_OUTLINED):
+        if typ not in (EV_FORK, EV_OUTLINED) and typ not in NESTED_CALLS:
             continue
-        if t > last and stack and stack[-1][0] == "F":
+        if t > last and stack and stack[-1][0] == "F" and not any(calls.values()):
             spans.append((last, t, stack[-1][1]))
-        last, kind = t, "F" if typ == EV_FORK else "U"
+        last = t
+        if typ in NESTED_CALLS:  # a call the runtime makes while it forks has its own state
+            calls[typ] = v != 0
+            continue
+        kind = "F" if typ == EV_FORK else "U"
         if v == 0:
             mine = [i for i, frame in enumerate(stack) if frame[0] == kind]
             if mine:

@@ -9,7 +9,8 @@
 # output is the same as untraced; the OTF2 archive has a location group "MPI Rank N" per
 # rank with the MPI calls as MPI-paradigm regions and the same messages, bytes and
 # collectives, every MpiSend matched to its MpiRecv through the communicator groups; the
-# Paraver trace passes check_prv with one communication per message.  Clock alignment:
+# Paraver trace passes check_prv with one communication per message, tasks in rank order,
+# Extrae's names and Extrae's encoding of every MPI call.  Clock alignment:
 # ranks run with different LIBTRACE_TEST_CLOCK_SKEW; converted, no receive ends before its
 # send starts (and converted with --no-clock-align, some do).  Skips an MPI whose companion
 # or launcher is missing.
@@ -62,8 +63,21 @@ for abi in openmpi mpich; do
 		/usr/bin/python3 "$SRC/tests/e2e/check_mpi_otf2.py" "$WORK/$abi.otf2/traces.otf2" \
 			--dump "$WORK/$abi.dump" --trace "$T" --truth "$WORK/$abi.out" ||
 			fail "$abi: archive"
+		# Paraver, as Extrae writes it: task = rank + 1 (each task's PID event is its
+		# rank's process), threads THREAD 1.t.h, every MPI call with Extrae's type,
+		# value and state and none of no duration, the CPU in every record.
+		pids=()
+		for d in "$T"/*/; do
+			rank=$(awk '$1 == "mpi_rank" {print $2; exit}' "$d/meta")
+			pids+=(--expect-task-pid "$((rank + 1))=$(awk '$1 == "pid" {print $2; exit}' "$d/meta")")
+		done
 		"$CONVERT" -q -f paraver "$T" -o "$WORK/$abi" || fail "$abi: paraver conversion"
-		python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$abi.prv" >/dev/null || fail "$abi: check_prv"
+		python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$abi.prv" --expect-tasks 4 --extrae-names \
+			--expect-pseudo 0 --mpi-extrae --no-zero-calls 50000001,50000002,50000003,50000004 \
+			--expect-cpus "${pids[@]}" >"$WORK/prv.log" 2>&1 || {
+			tail "$WORK/prv.log" >&2
+			fail "$abi: check_prv"
+		}
 		nmsg=$(awk -F: '/^3:/ && $4 != $10' "$WORK/$abi.prv" | wc -l)
 		[ "$nmsg" = 38 ] || fail "$abi: $nmsg MPI communications in the Paraver trace, want 38"
 		# Clock alignment: each rank's clock moved by a different skew (ms); after

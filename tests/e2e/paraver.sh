@@ -4,7 +4,9 @@
 # accepted by the strict parser check_prv.py (header grammar, fields, time order, states that
 # never overlap and cover each thread's whole timeline, every type, value and thread named),
 # and holds what the program did: threads, thread-creation communications, pthread calls,
-# user regions, counters, OpenMP parallel regions and task dependences, processes.
+# user regions, counters, OpenMP parallel regions and task dependences, processes; in
+# Extrae's conventions, which Paraver's configurations rely on: THREAD a.t.h names, calls of
+# positive duration, metrics on the first thread, OpenMP fork/join in state 7, the CPU field.
 . "$(dirname "$0")/lib.sh"
 # Exact event counts: no sampler thread (its records are checked in samplers.sh).
 export LIBTRACE_SAMPLE_PERIOD=0
@@ -51,6 +53,27 @@ grep -q 'work \[count_events\.c:[0-9]*\]' "$WORK/count.pcf" || fail "no work [co
 grep -q '^LEVEL THREAD SIZE 4$' "$WORK/count.row" || fail ".row: no THREAD level of 4"
 grep -q '^THREAD 1\.1\.1$' "$WORK/count.row" || fail ".row: main thread not named THREAD 1.1.1"
 
+# As Extrae writes it.  One thread, 1000 mutex lock/unlock pairs: each call of positive
+# duration (Paraver leaves calls of no duration out of its profiles), counted 1000 of 1000;
+# the thread named THREAD 1.1.1, its task's PID event, the application named after the program.
+LIBTRACE_SAMPLE_PERIOD=1ms traced "$WORK/one.trace" "$TESTBIN/count_events" 0 10000 private >/dev/null ||
+	fail "count_events failed"
+pid=$(awk '$1 == "pid" {print $2; exit}' "$WORK"/one.trace/*/meta)
+prv "$WORK/one.trace" "$WORK/one" --expect-threads 1 --expect-pseudo 0 --extrae-names \
+	--no-zero-calls 61000000 --expect-calls 61000000:8=1000 --expect-calls 61000000:9=1000 \
+	--expect-events 61000000:9=1000 --expect-task-pid 1="$pid"
+grep -q '^count_events$' "$WORK/one.row" || fail ".row: the application is not named count_events"
+# With the sampler on (two threads, about 80 ms): its metrics are events of thread 1.1.1, not a
+# thread of their own; the CPU (Executing CPU, 40000033) in the CPU field of every record.
+LIBTRACE_SAMPLE_PERIOD=1ms traced "$WORK/two.trace" "$TESTBIN/count_events" 1 60000 private >/dev/null ||
+	fail "count_events failed"
+prv "$WORK/two.trace" "$WORK/two" --expect-threads 2 --expect-pseudo 0 --extrae-names \
+	--no-zero-calls 61000000 --expect-calls 61000000:8=12000 --expect-calls 61000000:9=12000 --expect-cpus
+rss=$(awk '$1 == 7 && /Resident set size/ {print $2}' "$WORK/two.pcf")
+[ -n "$rss" ] || fail "no resident set size metric in two.pcf"
+on=$(awk -F: -v t="$rss" '$1 == 2 { for (i = 7; i < NF; i += 2) if ($i == t) print $3 "." $4 "." $5 }' "$WORK/two.prv" | sort -u)
+[ "$on" = 1.1.1 ] || fail "resident set size events on threads '$on', not on THREAD 1.1.1 alone"
+
 # The default name, an existing output refused, a format that does not exist.
 "$CONVERT" -q -f paraver "$WORK/count.trace" || fail "default output: exit status $?"
 [ -s "$WORK/count.trace.prv" ] && [ -s "$WORK/count.trace.pcf" ] && [ -s "$WORK/count.trace.row" ] ||
@@ -94,12 +117,21 @@ if command -v gcc >/dev/null && echo 'int main(void){return 0;}' | gcc -fopenmp 
 	OMP_NUM_THREADS=4 traced "$WORK/par.trace" "$WORK/omp_parallel" >/dev/null || fail "omp_parallel failed"
 	prv "$WORK/par.trace" "$WORK/par" --expect-threads 4 --expect-events 60000001:3=12 \
 		--expect-events 60000001:0=12 --expect-events 60000018:*=48 \
-		--expect-label '60000018=omp_fn' --expect-state 0 --expect-state 5
+		--expect-label '60000018=omp_fn' --expect-state 0 --expect-state 5 \
+		--expect-fork-join --expect-calls 60000001:3=12 --extrae-names --expect-pseudo 0
 	OMP_NUM_THREADS=4 traced "$WORK/tasks.trace" "$WORK/omp_tasks" >/dev/null || fail "omp_tasks failed"
 	prv "$WORK/tasks.trace" "$WORK/tasks" --expect-comms-tag 2=6 --expect-label '60000023=omp_tasks.c'
 
 else
 	echo "no gcc -fopenmp: the OpenMP cases are not run"
+fi
+# LLVM's libomp through OMPT: the fork from __kmpc_fork_call's entry, in state 7 the same.
+if command -v clang >/dev/null && clang -g -O1 -fopenmp "$SRC/tests/programs/omp_parallel.c" -o "$WORK/omp_parallel_llvm" 2>/dev/null; then
+	OMP_NUM_THREADS=4 traced "$WORK/llvm.trace" "$WORK/omp_parallel_llvm" >/dev/null || fail "omp_parallel (libomp) failed"
+	prv "$WORK/llvm.trace" "$WORK/llvm" --expect-threads 4 --expect-fork-join \
+		--expect-calls 60000001:3=12 --expect-events 60000018:*=48 --extrae-names
+else
+	echo "no clang -fopenmp: the libomp case is not run"
 fi
 
 # Kokkos (Debian's Kokkos, tests/programs/kokkos_app.cpp): kernels named by label, the deep

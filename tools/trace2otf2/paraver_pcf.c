@@ -475,6 +475,8 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 			fputs(" (delta since the previous reading)\n\n\n", f);
 		}
 	for (uint32_t m = 0; m < cv->nmetrics; m++) {
+		if (m + 1 == o->cpu_metric)
+			continue; /* Executing CPU (40000033) instead */
 		fprintf(f, "EVENT_TYPE\n7    %u    ", TY_METRIC + m);
 		prv_put_label(f, cv->strings[cv->metrics[m].name]);
 		const char *unit = cv->strings[cv->metrics[m].unit];
