@@ -120,7 +120,20 @@ if command -v gcc >/dev/null && echo 'int main(void){return 0;}' | gcc -fopenmp 
 		--expect-label '60000018=omp_fn' --expect-state 0 --expect-state 5 \
 		--expect-fork-join --expect-calls 60000001:3=12 --extrae-names --expect-pseudo 0
 	OMP_NUM_THREADS=4 traced "$WORK/tasks.trace" "$WORK/omp_tasks" >/dev/null || fail "omp_tasks failed"
-	prv "$WORK/tasks.trace" "$WORK/tasks" --expect-comms-tag 2=6 --expect-label '60000023=omp_tasks.c'
+	# Extrae's legacy OpenMP numbering: 109 tasks instantiated (60000024), each with a
+	# communication to its start (tag 4); 1 taskgroup (60000027); task identifiers (60000028).
+	prv "$WORK/tasks.trace" "$WORK/tasks" --expect-comms-tag 2=6 --expect-label '60000023=omp_tasks.c' \
+		--expect-comms-tag 4=109 --expect-events 60000024:*=109 \
+		--expect-events 60000027:1=1 --expect-fork-join
+	grep -q '^0 *60000028 *Task Identifier$' "$WORK/tasks.pcf" && grep -q ':60000028:[1-9]' "$WORK/tasks.prv" ||
+		fail "no task identifiers (60000028)"
+	# omp_sync: 96 critical sections (tests/e2e/omp.sh counts them) as Extrae's unnamed-Lock
+	# (60000007): Lock (3) while it waits, Locked status (6) inside, each of positive duration.
+	gcc -g -O1 -fopenmp "$SRC/tests/programs/omp_sync.c" -o "$WORK/omp_sync" || fail "build omp_sync"
+	OMP_NUM_THREADS=4 traced "$WORK/sync.trace" "$WORK/omp_sync" >/dev/null || fail "omp_sync failed"
+	prv "$WORK/sync.trace" "$WORK/sync" --expect-calls 60000007:3=96 --expect-calls 60000007:6=96 \
+		--no-zero-calls 60000007,60000005,60000016,60000002 --expect-events 60000002:4=4 \
+		--expect-fork-join
 
 else
 	echo "no gcc -fopenmp: the OpenMP cases are not run"

@@ -40,6 +40,8 @@ enum {
 
 /* Event types. */
 #define TY_APPLICATION	40000001u
+#define TY_OMP_CRITICAL 60000007u /* Extrae's unnamed critical: 3 lock, 6 locked, 0 unlocked */
+#define OMP_LOCKED	6u
 #define TY_CPU		40000033u /* Extrae's "Executing CPU": the CPU in its node + 1 */
 #define TY_PID		40000036u /* Extrae's "Process IDentifier" */
 #define TY_OMP_PARALLEL 60000001u
@@ -64,11 +66,14 @@ enum kind {
 	K_THREAD_FN,
 	K_OMP_OUTLINED,
 	K_OMP_WORKSHARE,
-	K_OMP_SYNC,
-	K_OMP_LOCK,
+	K_OMP_SYNC,	/* an explicit barrier */
+	K_OMP_JOIN,	/* the barrier at the end of a worksharing construct or parallel region */
+	K_OMP_CRITICAL, /* a critical section */
+	K_OMP_LOCK,	/* atomic, ordered: our numbers, in the block of K_OMP_OTHER */
 	K_OMP_TASK,
 	K_OMP_TASK_CREATE,
 	K_OMP_TASK_WAIT,
+	K_OMP_TASKGROUP,
 	K_OMP_OTHER,
 	K_KOKKOS_KERNEL,
 	K_KOKKOS_REGION,
@@ -93,7 +98,8 @@ enum kind {
 #define GPU_OP_COPY   3
 #define GPU_OP_SET    34
 
-#define TAG_GPU 3 /* communications from a GPU call to its device operation */
+#define TAG_GPU	 3 /* communications from a GPU call to its device operation */
+#define TAG_TASK 4 /* from an OpenMP task's creation to its start */
 
 enum { REC_STATE = 1, REC_EVENT = 2, REC_COMM = 3 };
 
@@ -239,18 +245,19 @@ struct prv_kind_def {
 };
 extern const struct prv_kind_def prv_kinds[K_COUNT];
 
-/* How attributes (enum cv_attr_id) show: events of type TY_ATTR + id, valued by the number,
- * or (labelled) by the string's id + 1 with the string as the label; label NULL: none. */
+/* How attributes (enum cv_attr_id) show: events of type TY_ATTR + id (or Extrae's), valued by the
+ * number, or (labelled) by the string's id + 1 with the string as the label; label NULL: none. */
 struct prv_attr_def {
 	int labelled;
 	const char *label;
+	uint32_t type; /* Extrae's type for it; 0: TY_ATTR + id */
 };
 extern const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT];
 
 /* paraver_out.c */
 void prv_fail(struct out *o, const char *what, int err);
 void prv_restate(struct out *o, uint32_t li, struct ploc *p, uint64_t t);
-enum kind prv_region_kind(const struct cv_region *r);
+enum kind prv_region_kind(const struct cv *cv, const struct cv_region *r);
 const char *prv_base_name(const char *path);
 
 /* paraver_prv.c */
@@ -274,6 +281,7 @@ void prv_match_messages(struct out *o);
 /* paraver_pcf.c */
 int prv_pthread_value(const char *name);
 int prv_mpi_call(const char *name, uint32_t *type, uint8_t *state);
+uint32_t prv_omp_value(const struct cv_region *r, enum kind k);
 int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k);
 void prv_write_pcf(struct cv *cv, FILE *f);
 

@@ -152,7 +152,7 @@ static void touch(struct ploc *p, uint64_t t)
 		p->last = t;
 }
 
-enum kind prv_region_kind(const struct cv_region *r)
+enum kind prv_region_kind(const struct cv *cv, const struct cv_region *r)
 {
 	switch (r->paradigm) {
 	case CV_PARADIGM_PTHREAD:
@@ -198,9 +198,11 @@ enum kind prv_region_kind(const struct cv_region *r)
 	case CV_ROLE_MASTER:
 		return K_OMP_WORKSHARE;
 	case CV_ROLE_BARRIER:
-	case CV_ROLE_IMPLICIT_BARRIER:
 		return K_OMP_SYNC;
+	case CV_ROLE_IMPLICIT_BARRIER:
+		return K_OMP_JOIN;
 	case CV_ROLE_CRITICAL:
+		return K_OMP_CRITICAL;
 	case CV_ROLE_ATOMIC:
 	case CV_ROLE_ORDERED:
 		return K_OMP_LOCK;
@@ -209,7 +211,8 @@ enum kind prv_region_kind(const struct cv_region *r)
 	case CV_ROLE_TASK_CREATE:
 		return K_OMP_TASK_CREATE;
 	case CV_ROLE_TASK_WAIT:
-		return K_OMP_TASK_WAIT;
+		return strstr(cv->strings[r->name], "taskgroup") ? K_OMP_TASKGROUP
+								 : K_OMP_TASK_WAIT;
 	default:
 		return K_OMP_OTHER;
 	}
@@ -259,10 +262,13 @@ static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum
 			return ST_INHERIT;
 		}
 	case K_OMP_SYNC:
+	case K_OMP_JOIN:
 	case K_OMP_TASK_WAIT:
+	case K_OMP_TASKGROUP:
 	case K_KOKKOS_FENCE:
 		return ST_SYNC;
 	case K_OMP_LOCK:
+	case K_OMP_CRITICAL:
 		return ST_BLOCKED; /* until the lock is acquired */
 	case K_OMP_OTHER:
 		/* omp_set_lock and omp_set_nest_lock end when they hold the lock */
@@ -300,7 +306,7 @@ static const struct rinfo *region_info(struct cv *cv, uint32_t r)
 	if (!ri->known || ri == &o->spare) {
 		const struct cv_region *reg = &cv->regions[r];
 		const char *name = cv->strings[reg->name];
-		enum kind k = prv_region_kind(reg);
+		enum kind k = prv_region_kind(cv, reg);
 		uint8_t state;
 		ri->kind = (uint8_t)k;
 		ri->type = prv_kinds[k].type;
@@ -314,6 +320,8 @@ static const struct rinfo *region_info(struct cv *cv, uint32_t r)
 		} else if (k == K_MPI) {
 			int v = prv_mpi_call(name, &ri->type, &state);
 			ri->value = v ? (uint32_t)v : MPI_VALUE_OTHER + r;
+		} else {
+			ri->value = prv_omp_value(reg, k);
 		}
 		ri->state = region_state(cv, reg, k, (int)ri->value);
 		ri->known = 1;
@@ -602,7 +610,7 @@ static void attr_events(struct cv *cv, uint32_t li, uint64_t t, const struct cv_
 	struct out *o = cv->out;
 	for (unsigned i = 0; i < n; i++) {
 		enum cv_attr_id id = attrs[i].id;
-		uint32_t type = TY_ATTR + id;
+		uint32_t type = prv_attr_types[id].type ? prv_attr_types[id].type : TY_ATTR + id;
 		uint64_t v = attrs[i].value;
 		if (!prv_attr_types[id].label)
 			continue;
@@ -634,16 +642,32 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	struct ploc *p = ploc(cv, l);
 	if (!p || !p->depth)
 		return;
-	uint64_t id = p->stack[p->depth - 1].task;
+	uint32_t li = loc_index(cv, l);
+	uint64_t id = p->stack[p->depth - 1].task, key = (uint64_t)l->process << 40;
 	if (depends && id) { /* once: a task resumed after a switch enters again */
-		struct pending *e =
-		    pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ id ^ 1ull << 63, 1);
+		struct pending *e = pmap_slot(&o->tasks, key ^ id ^ 1ull << 63, 1);
 		if (e && !e->done) {
 			e->done = 1;
 			task_depends(cv, l, t, depends);
 		}
 	}
-	attr_events(cv, loc_index(cv, l), t, attrs, n);
+	if (task && region_info(cv, region)->kind == K_OMP_TASK_CREATE) {
+		struct pending *e = pmap_slot(&o->tasks, key ^ task ^ 1ull << 62, 1);
+		if (e && !e->half) { /* its creation, until the task starts */
+			e->half = 1;
+			e->loc = li;
+			e->time = t;
+			e->cpu = p->cpu;
+		}
+	} else if (id) { /* a communication from its creation to its first start */
+		struct pending *e = pmap_slot(&o->tasks, key ^ id ^ 1ull << 62, 0);
+		if (e && e->half == 1 && !e->done) {
+			e->done = 1;
+			prv_put_comm_cpus(o, e->loc, e->cpu, e->time, li, p->cpu, t, t, 0,
+					  TAG_TASK);
+		}
+	}
+	attr_events(cv, li, t, attrs, n);
 }
 
 /* An OpenMP fork ends: its frame (stack index i) goes, and the parallel event closes. */
@@ -819,8 +843,16 @@ static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm p
 		return;
 	t = mark(p, t);
 	/* A critical section or lock region waits until the lock is held, then runs. */
-	if (acquire && p->depth && p->stack[p->depth - 1].state == ST_BLOCKED) {
-		p->stack[p->depth - 1].state = ST_RUNNING;
+	struct frame *f = p->depth ? &p->stack[p->depth - 1] : NULL;
+	if (acquire && f && f->state == ST_BLOCKED) {
+		f->state = ST_RUNNING;
+		if (f->type == TY_OMP_CRITICAL) { /* Lock, then Locked status: both last */
+			if (t <= f->begin)
+				t = p->floor = f->begin + 1;
+			touch(p, t);
+			f->value = OMP_LOCKED;
+			event(cv->out, loc_index(cv, l), t, f->type, f->value);
+		}
 		prv_restate(cv->out, loc_index(cv, l), p, t);
 	}
 }

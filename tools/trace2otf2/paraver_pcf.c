@@ -46,12 +46,15 @@ const struct prv_kind_def prv_kinds[K_COUNT] = {
     [K_USER] = {60000019, "User function"},
     [K_THREAD_FN] = {60000020, "Thread function (main or start routine)"},
     [K_OMP_OUTLINED] = {60000018, "Executed OpenMP parallel function"},
-    [K_OMP_WORKSHARE] = {60000002, "OpenMP worksharing construct"},
+    [K_OMP_WORKSHARE] = {60000002, "Worksharing (OMP)"},
     [K_OMP_SYNC] = {60000005, "OpenMP barrier"},
-    [K_OMP_LOCK] = {60000006, "OpenMP critical or lock"},
+    [K_OMP_JOIN] = {60000016, "OpenMP Worksharing join"},
+    [K_OMP_CRITICAL] = {TY_OMP_CRITICAL, "OpenMP unnamed-Lock"},
+    [K_OMP_LOCK] = {60000050, "OpenMP construct or runtime call"}, /* as K_OMP_OTHER */
     [K_OMP_TASK] = {60000023, "Executed OpenMP task function"},
-    [K_OMP_TASK_CREATE] = {60000021, "OpenMP task instantiation"},
-    [K_OMP_TASK_WAIT] = {60000022, "OpenMP taskwait or taskgroup"},
+    [K_OMP_TASK_CREATE] = {60000024, "Instantiated OpenMP task function"},
+    [K_OMP_TASK_WAIT] = {60000022, "OMP taskwait"},
+    [K_OMP_TASKGROUP] = {60000027, "Within Taskgroup region"},
     [K_OMP_OTHER] = {60000050, "OpenMP construct or runtime call"},
     [K_KOKKOS_KERNEL] = {65000001, "Kokkos kernel"},
     [K_KOKKOS_REGION] = {65000002, "Kokkos profile region"},
@@ -236,6 +239,47 @@ static const struct {
     {"Malloc3DArray", 40, "Malloc3DArray"},
 };
 
+#define ANY_ROLE 0xff
+
+/* The OpenMP kinds Extrae values by what they are, not by which: the values and labels of its
+ * legacy OpenMP numbering (values 7 and 8 of worksharing are ours). */
+static const struct {
+	uint8_t kind, role; /* role: the region's, or ANY_ROLE */
+	uint8_t value;
+	const char *label;
+} omp_values[] = {
+    {K_OMP_WORKSHARE, CV_ROLE_LOOP, 4, "DO"},
+    {K_OMP_WORKSHARE, CV_ROLE_SECTIONS, 5, "SECTIONS"},
+    {K_OMP_WORKSHARE, CV_ROLE_SINGLE, 6, "SINGLE"},
+    {K_OMP_WORKSHARE, CV_ROLE_MASTER, 7, "MASTER or MASKED"},
+    {K_OMP_WORKSHARE, CV_ROLE_WORKSHARE, 8, "WORKSHARE"},
+    {K_OMP_SYNC, ANY_ROLE, 1, "Begin"},
+    {K_OMP_JOIN, ANY_ROLE, 1, "Join (w wait)"},
+    {K_OMP_CRITICAL, ANY_ROLE, 3, "Lock"},
+    {K_OMP_CRITICAL, ANY_ROLE, 5, "Unlock"},
+    {K_OMP_CRITICAL, ANY_ROLE, OMP_LOCKED, "Locked status"},
+    {K_OMP_TASK_WAIT, ANY_ROLE, 1, "Begin"},
+    {K_OMP_TASKGROUP, ANY_ROLE, 1, "Begin"},
+};
+
+/* Region r's value if its kind k is valued as Extrae's OpenMP (0: by the region's id). */
+uint32_t prv_omp_value(const struct cv_region *r, enum kind k)
+{
+	for (size_t i = 0; i < sizeof(omp_values) / sizeof(omp_values[0]); i++)
+		if (omp_values[i].kind == k &&
+		    (omp_values[i].role == ANY_ROLE || omp_values[i].role == r->role))
+			return omp_values[i].value;
+	return 0;
+}
+
+static int omp_valued(enum kind k)
+{
+	for (size_t i = 0; i < sizeof(omp_values) / sizeof(omp_values[0]); i++)
+		if (omp_values[i].kind == k)
+			return 1;
+	return 0;
+}
+
 int prv_pthread_value(const char *name)
 {
 	for (size_t i = 0; i < sizeof(pthread_values) / sizeof(pthread_values[0]); i++)
@@ -275,7 +319,7 @@ static void write_mpi_types(struct cv *cv, FILE *f)
 			uint32_t type;
 			uint8_t state;
 			const char *name = cv->strings[cv->regions[r].name];
-			if (prv_region_kind(&cv->regions[r]) != K_MPI ||
+			if (prv_region_kind(cv, &cv->regions[r]) != K_MPI ||
 			    prv_mpi_call(name, &type, &state))
 				continue;
 			fprintf(f, "%-6u ", MPI_VALUE_OTHER + r);
@@ -302,7 +346,7 @@ int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k)
 }
 
 const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT] = {
-    [CV_ATTR_TASK_ID] = {0, "OpenMP task id"},
+    [CV_ATTR_TASK_ID] = {0, "Task Identifier", 60000028},
     [CV_ATTR_TASK_DEPENDS] = {0, NULL}, /* communications */
     [CV_ATTR_KOKKOS_DEVICE] = {1, "Kokkos execution space instance"},
     [CV_ATTR_KOKKOS_BYTES] = {0, "Kokkos bytes"},
@@ -329,9 +373,13 @@ const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT] = {
 
 static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
 {
-	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      End\n", prv_kinds[k].type,
-		prv_kinds[k].label);
-	if (k == K_PTHREAD) {
+	fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      %s\n", prv_kinds[k].type,
+		prv_kinds[k].label, k == K_OMP_CRITICAL ? "Unlocked status" : "End");
+	if (omp_valued(k)) {
+		for (size_t i = 0; i < sizeof(omp_values) / sizeof(omp_values[0]); i++)
+			if (omp_values[i].kind == k)
+				fprintf(f, "%-6d %s\n", omp_values[i].value, omp_values[i].label);
+	} else if (k == K_PTHREAD) {
 		for (size_t i = 0; i < sizeof(pthread_values) / sizeof(pthread_values[0]); i++)
 			if (pthread_values[i].label)
 				fprintf(f, "%-6d %s\n", pthread_values[i].value,
@@ -346,7 +394,8 @@ static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
 				fprintf(f, "%-6d %s%s\n", gpu_values[i].value, prefix,
 					gpu_values[i].label);
 		for (uint32_t r = 0; r < cv->nregions; r++) {
-			int v = prv_region_kind(&cv->regions[r]) == k ? prv_gpu_value(cv, r, k) : 0;
+			int v =
+			    prv_region_kind(cv, &cv->regions[r]) == k ? prv_gpu_value(cv, r, k) : 0;
 			if (v < GPU_VALUE_OTHER)
 				continue;
 			fprintf(f, "%-6d ", v);
@@ -355,7 +404,8 @@ static void write_values_of_kind(struct cv *cv, FILE *f, enum kind k)
 		}
 	} else {
 		for (uint32_t r = 0; r < cv->nregions; r++) {
-			if (prv_region_kind(&cv->regions[r]) != k)
+			enum kind rk = prv_region_kind(cv, &cv->regions[r]);
+			if (rk != k && !(k == K_OMP_OTHER && rk == K_OMP_LOCK))
 				continue;
 			fprintf(f, "%-6u ", r + 1);
 			prv_region_label(f, cv, &cv->regions[r]);
@@ -419,10 +469,11 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 	      f);
 	int used[K_COUNT] = {0};
 	for (uint32_t r = 0; r < cv->nregions; r++)
-		used[prv_region_kind(&cv->regions[r])] = 1;
+		used[prv_region_kind(cv, &cv->regions[r])] = 1;
 	used[K_GPU_DEVICE] |= used[K_GPU_KERNEL]; /* 63100000 tells kernels too */
+	used[K_OMP_OTHER] |= used[K_OMP_LOCK];	  /* one block: they share a type */
 	for (int k = 0; k < K_COUNT; k++)
-		if (used[k] && k != K_MPI)
+		if (used[k] && k != K_MPI && k != K_OMP_LOCK)
 			write_values_of_kind(cv, f, (enum kind)k);
 	if (used[K_MPI])
 		write_mpi_types(cv, f);
@@ -435,7 +486,8 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 		write_labels_of_type(cv, f, TY_MARKER + (uint32_t)k, marker_labels[k]);
 	struct out *o = cv->out;
 	for (int i = 0; i < CV_ATTR_COUNT; i++) {
-		uint32_t type = TY_ATTR + (uint32_t)i;
+		uint32_t type =
+		    prv_attr_types[i].type ? prv_attr_types[i].type : TY_ATTR + (uint32_t)i;
 		if (!prv_attr_types[i].label || !(o->attrs_used >> i & 1))
 			continue;
 		if (prv_attr_types[i].labelled)
