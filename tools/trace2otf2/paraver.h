@@ -44,6 +44,10 @@ enum {
 #define OMP_LOCKED	6u
 #define TY_CPU		40000033u /* Extrae's "Executing CPU": the CPU in its node + 1 */
 #define TY_PID		40000036u /* Extrae's "Process IDentifier" */
+#define TY_MPI_SENT	50100001u /* Extrae's global-operation events of a collective */
+#define TY_MPI_RECEIVED 50100002u
+#define TY_MPI_ROOT	50100003u
+#define TY_MPI_COMM	50100004u
 #define TY_OMP_PARALLEL 60000001u
 #define TY_PTHREAD	61000000u
 #define TY_GPU_OP	63100000u /* a stream's operation: Extrae's numbers of the calls */
@@ -209,6 +213,7 @@ struct out {
 	struct pmap irecvs;  /* MPI_Irecv posted: key (process << 40) ^ request -> its time */
 	struct pmap isends;  /* MPI_Isend: the same key -> its send half's index + 1 (time) */
 	uint64_t attrs_used; /* bit CV_ATTR_*: events of that attribute were written */
+	int mpi_colls;	     /* a collective's global-operation events were written */
 	char error[4096 + 300];
 };
 

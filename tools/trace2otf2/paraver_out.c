@@ -1088,6 +1088,58 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 	}
 }
 
+/* A collective's sizes, communicator and root, as Extrae's global-operation events at the
+ * start of its call. */
+static void mpi_coll_end(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op, uint32_t comm,
+			 uint32_t root, uint64_t sent, uint64_t received)
+{
+	(void)t, (void)op;
+	struct out *o = cv->out;
+	struct ploc *p = ploc(cv, l);
+	int self = cv->procs[l->process].mpi_rank;
+	if (!p || self < 0)
+		return;
+	uint32_t li = loc_index(cv, l);
+	event(o, li, p->mpi_enter, TY_MPI_SENT, sent > INT64_MAX ? INT64_MAX : sent);
+	event(o, li, p->mpi_enter, TY_MPI_RECEIVED, received > INT64_MAX ? INT64_MAX : received);
+	event(o, li, p->mpi_enter, TY_MPI_COMM, (uint64_t)comm + 1);
+	if (root != LT_MPI_NO_RANK &&
+	    cv_world_rank(cv, comm, root, (uint32_t)self) == (uint32_t)self)
+		event(o, li, p->mpi_enter, TY_MPI_ROOT, 1);
+	o->mpi_colls = 1;
+}
+
+/* The communicators, after the header (`c:1:<id>:<tasks>:<task>...`, ids as the
+ * communicator events of mpi_coll_end give them): COMM_WORLD and those whose members are
+ * known, each member the task of its COMM_WORLD rank. */
+static void write_communicators(const struct cv *cv, FILE *f, const struct numbering *n)
+{
+	uint32_t *task_of = calloc(cv->mpi_world ? cv->mpi_world : 1, sizeof(*task_of));
+	uint32_t ncomms = 0;
+	for (uint32_t k = 0; task_of && k < n->ntasks; k++) {
+		int r = cv->procs[n->order[k]].mpi_rank;
+		if (r >= 0 && (uint32_t)r < cv->mpi_world)
+			task_of[r] = k + 1;
+	}
+	for (uint32_t c = 0; task_of && c < cv->ncomms; c++)
+		ncomms += cv->comms[c].id == LT_MPI_COMM_WORLD || cv->comms[c].ranks;
+	fprintf(f, ",%u\n", ncomms);
+	for (uint32_t c = 0; task_of && c < cv->ncomms; c++) {
+		const struct cv_comm *cm = &cv->comms[c];
+		int world = cm->id == LT_MPI_COMM_WORLD;
+		if (!world && !cm->ranks)
+			continue;
+		uint32_t size = world ? cv->mpi_world : cm->size;
+		fprintf(f, "c:1:%u:%u", c + 1, size);
+		for (uint32_t i = 0; i < size; i++) {
+			uint32_t r = world ? i : cm->ranks[i];
+			fprintf(f, ":%u", r < cv->mpi_world && task_of[r] ? task_of[r] : 1);
+		}
+		fputc('\n', f);
+	}
+	free(task_of);
+}
+
 static int finish(struct cv *cv)
 {
 	struct out *o = cv->out;
@@ -1128,7 +1180,11 @@ static int finish(struct cv *cv)
 				fprintf(f, "%s%u:%u", k ? "," : "", n.nthreads_of[i],
 					cv->procs[i].host + 1);
 			}
-			fputs(")\n", f);
+			fputc(')', f);
+			if (cv->mpi_world)
+				write_communicators(cv, f, &n);
+			else
+				fputc('\n', f);
 			struct writer w = {.f = f, .cv = cv, .n = &n, .t0 = t0};
 			prv_write_body(o, &w, run_end);
 			prv_close_output(o, f, ".prv");
@@ -1239,6 +1295,7 @@ static const struct cv_ops prv_ops = {
     .program_begin = program_begin,
     .program_end = program_end,
     .mpi_p2p = mpi_p2p,
+    .mpi_coll_end = mpi_coll_end,
     .leave_attrs = leave_attrs,
     .gpu_activity = gpu_activity,
     .finish = finish,

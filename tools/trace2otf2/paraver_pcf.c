@@ -477,6 +477,12 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 			write_values_of_kind(cv, f, (enum kind)k);
 	if (used[K_MPI])
 		write_mpi_types(cv, f);
+	if (cv->out && ((struct out *)cv->out)->mpi_colls)
+		fprintf(f,
+			"EVENT_TYPE\n1    %u    Send Size in MPI Global OP\n"
+			"1    %u    Recv Size in MPI Global OP\n1    %u    Root in MPI Global OP\n"
+			"1    %u    Communicator in MPI Global OP\n\n\n",
+			TY_MPI_SENT, TY_MPI_RECEIVED, TY_MPI_ROOT, TY_MPI_COMM);
 	if (used[K_GPU_DEVICE])
 		fprintf(f,
 			"EVENT_TYPE\n0    %u    CUDA bytes copied or set\n"
