@@ -158,7 +158,7 @@ struct cv_process {
 	int pid, ppid;
 	uint32_t host;	  /* index into cv.hosts */
 	uint32_t name;	  /* string id: "<program> [<pid>]", or "MPI Rank <rank>" */
-	uint32_t program; /* string id: the program's file name */
+	char *program;	  /* the program's file name (not a string of the archive's) */
 	int creator;	  /* index of the process that forked or exec'ed it, or -1 */
 	size_t first_loc; /* its locations: cv.locs[first_loc .. first_loc + nlocs) */
 	size_t nlocs;

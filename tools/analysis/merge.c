@@ -362,7 +362,7 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		else
 			snprintf(name, sizeof(name), "%s [%d]", base ? base + 1 : exe, p.pid);
 		cp->name = cv_string(cv, name);
-		cp->program = cv_string(cv, base ? base + 1 : exe);
+		cp->program = strdup(base ? base + 1 : exe);
 		cv_kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)
 			cv_add_note(cv, "sampler", p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
@@ -422,8 +422,10 @@ void cv_free(struct cv *cv)
 	free(cv->regions);
 	free(cv->metrics);
 	free(cv->hosts);
-	for (size_t i = 0; i < cv->nprocs; i++)
+	for (size_t i = 0; i < cv->nprocs; i++) {
 		free(cv->procs[i].dir_name);
+		free(cv->procs[i].program);
+	}
 	free(cv->procs);
 	free(cv->locs);
 	for (uint32_t i = 0; i < cv->nteams; i++)

@@ -121,7 +121,8 @@ void prv_write_row(struct cv *cv, FILE *f, const struct numbering *n)
 		fputc('\n', f);
 	}
 	fprintf(f, "\nLEVEL APPL SIZE 1\n");
-	prv_put_label(f, n->ntasks ? cv->strings[cv->procs[n->order[0]].program] : "application");
+	const char *program = n->ntasks ? cv->procs[n->order[0]].program : NULL;
+	prv_put_label(f, program ? program : "application");
 	fprintf(f, "\n\nLEVEL TASK SIZE %u\n", n->ntasks);
 	for (uint32_t k = 0; k < n->ntasks; k++) {
 		const struct cv_process *pr = &cv->procs[n->order[k]];
