@@ -8,8 +8,9 @@ against what the traced program did.
 Always: every region of paradigm KOKKOS is entered and left in order on its location; a
 kernel (role PARALLEL) and a fence (BARRIER) carry a KokkosDevice attribute; allocations
 and deallocations carry KokkosLabel, KokkosBytes and KokkosAddress, each deallocation
-matches a live allocation of the same address, label and size; every "Kokkos <space>
-memory" metric value equals the bytes then allocated in that space.
+matches the live allocation of its address in label and size, or none (memory allocated
+before Kokkos loaded the tool: counted, not subtracted); every "Kokkos <space> memory"
+metric value equals the bytes then allocated in that space, of the allocations seen.
 
 Expectations (NAME is a region name; repeatable):
     --enters NAME=N         Enter events of region NAME (of any paradigm)
@@ -23,6 +24,8 @@ Expectations (NAME is a region name; repeatable):
     --copy SRC:DST=BYTES:N  N deep copies from View SRC to View DST, each of BYTES bytes
     --property KEY=VALUE    archive property KEY (e.g. KOKKOS::CASE) has VALUE
     --live SPACE=BYTES      the last "Kokkos SPACE memory" value
+    --peak SPACE=BYTES      the highest "Kokkos SPACE memory" value
+    --unseen-frees N=BYTES  N deallocations, of BYTES in all, whose allocation was never seen
 Prints a summary; exits 1 with the reasons when anything fails.
 """
 import collections
@@ -73,6 +76,8 @@ def main(argv):
     copies = collections.defaultdict(list)
     live = {}  # address -> (label, bytes, space)
     space_bytes = collections.Counter()
+    peak = {}
+    unseen = [0, 0]  # deallocations whose allocation was never seen, their bytes
     last_metric = {}
     stacks = collections.defaultdict(list)
     with otf2.reader.open(anchor) as tr:
@@ -111,11 +116,16 @@ def main(argv):
                         space_bytes[space] += size
                     else:
                         freed[label] += 1
-                        if live.get(addr) != (label, size, space):
-                            errors.append("deallocation of %r (%d bytes at 0x%x) matches no "
-                                          "live allocation" % (label, size, addr))
-                        live.pop(addr, None)
-                        space_bytes[space] -= size
+                        if addr not in live:
+                            unseen[0] += 1
+                            unseen[1] += size
+                        elif live[addr] != (label, size, space):
+                            errors.append("deallocation of %r (%d bytes at 0x%x) does not match "
+                                          "the live allocation %r" % (label, size, addr,
+                                                                      live[addr]))
+                        else:
+                            del live[addr]
+                            space_bytes[space] -= size
                 elif role == otf2.RegionRole.DATA_TRANSFER:
                     copies[(a.get("KokkosSource"), a.get("KokkosDestination"))].append(
                         a.get("KokkosBytes"))
@@ -131,6 +141,7 @@ def main(argv):
                     if m.name.startswith("Kokkos ") and m.name.endswith(" memory"):
                         space = m.name[len("Kokkos "):-len(" memory")]
                         last_metric[space] = v
+                        peak[space] = max(peak.get(space, v), v)
                         if v != space_bytes[space]:
                             errors.append("metric %r = %d, but %d bytes are allocated" % (
                                 m.name, v, space_bytes[space]))
@@ -178,6 +189,14 @@ def main(argv):
         if last_metric.get(space) != int(n):
             errors.append("last Kokkos %s memory value %s, expected %s" % (
                 space, last_metric.get(space), n))
+    for space, n in exp["--peak"]:
+        if peak.get(space) != int(n):
+            errors.append("highest Kokkos %s memory value %s, expected %s" % (
+                space, peak.get(space), n))
+    for n, size in exp["--unseen-frees"]:
+        if unseen != [int(n), int(size)]:
+            errors.append("%d deallocations (%d bytes) of memory never seen allocated, "
+                          "expected %s (%s bytes)" % (unseen[0], unseen[1], n, size))
     for loc, st in stacks.items():
         if st:
             errors.append("%s: regions left open: %s" % (loc.name, [r.name for r in st]))

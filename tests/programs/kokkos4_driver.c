@@ -19,7 +19,15 @@
  *   its deallocation, dual-view sync and modify, a profile event, a section started twice
  *   and a region pushed around everything; sections "A" and "B" overlapping (start A,
  *   start B, stop A, stop B), a kernel with an empty name, metadata with an empty key;
- *   then finalize_library.
+ *   Kokkos 4.6's memory around a TeamPolicy kernel: a View "big" of 1 MiB, then the
+ *   OpenMP backend's scratch resized: the free of its first scratch (13696 bytes,
+ *   allocated before the tool was loaded, so never reported allocated) and the new one
+ *   (155264 bytes); "big" freed; a "Kokkos::SortImpl::BinSortFunctor::bin_count" View of
+ *   4096 bytes never freed (a BinSort the program leaked); then finalize_library, and
+ *   after it the free of the scratch (Kokkos freeing its own memory at finalize).
+ * The tool is the first entry of --kokkos-tools-libs=PATH when given (Kokkos takes the
+ * argument over the variable), else of KOKKOS_TOOLS_LIBS; the first other argument is
+ * the number of kernels per host thread.
  * Exit status 0; 2 when the tool cannot be loaded or lacks a callback.
  */
 #define _GNU_SOURCE
@@ -114,9 +122,13 @@ static void *host_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		kernels = atoi(argv[1]);
 	const char *env = getenv("KOKKOS_TOOLS_LIBS");
+	for (int i = 1, n = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "--kokkos-tools-libs=", 20))
+			env = argv[i] + 20;
+		else if (n++ == 0)
+			kernels = atoi(argv[i]);
+	}
 	if (!env || !*env) {
 		fprintf(stderr, "kokkos4_driver: KOKKOS_TOOLS_LIBS is not set\n");
 		return 2;
@@ -209,8 +221,15 @@ int main(int argc, char **argv)
 	begin_for("", 0x01000001u, &id);
 	end_for(id);
 	metadata("", "a value under an empty key");
+	static char big[64], scratch[2][64], bins[64]; /* addresses only */
+	alloc(host, "big", big, 1048576);
+	dealloc(host, "Kokkos::OpenMP::scratch_mem", scratch[0], 13696);
+	alloc(host, "Kokkos::OpenMP::scratch_mem", scratch[1], 155264);
+	dealloc(host, "big", big, 1048576);
+	alloc(host, "Kokkos::SortImpl::BinSortFunctor::bin_count", bins, 4096);
 	pop();
 	finalize();
+	dealloc(host, "Kokkos::OpenMP::scratch_mem", scratch[1], 155264);
 	printf("kokkos4_driver: %d kernels per host thread, sum %.1f\n", kernels, sink);
 	return 0;
 }

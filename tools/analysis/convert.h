@@ -145,7 +145,8 @@ struct cv_leak {
 					 * allocated; the memory space or kind */
 	uint64_t bytes, addr;
 	int kind;     /* CV_MARK_KOKKOS_LEAK, _UNFINALIZED (the process never finalized Kokkos)
-		       * or _KEPT (Kokkos's own, "Kokkos::...", kept past finalize: not a leak);
+		       * or _KEPT (live at finalize and freed by Kokkos after it, or a backend's
+		       * scratch memory that Kokkos frees unseen after finalize: not a leak);
 		       * CV_MARK_GPU_LEAK */
 	uint32_t scl; /* where the allocating call was made: call site id + 1, 0: unknown */
 };
@@ -254,8 +255,11 @@ struct cv_stats {
 	uint64_t first_ns, last_ns;
 	uint64_t gpu_ops;     /* device operations shown on GPU streams */
 	uint64_t gpu_clamped; /* of those, moved so that a stream's times never go back */
-	int damaged;	      /* a problem was reported while reading */
-	int unreadable;	      /* a process directory could not be read at all */
+	/* Kokkos deallocations whose allocation was never reported (made before Kokkos loaded
+	 * the tool), and their bytes: left out of the memory metric. */
+	uint64_t kokkos_unseen_frees, kokkos_unseen_bytes;
+	int damaged;	/* a problem was reported while reading */
+	int unreadable; /* a process directory could not be read at all */
 };
 
 struct cv;

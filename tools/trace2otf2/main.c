@@ -241,6 +241,12 @@ static void print_leaks(const struct cv *cv)
 				(unsigned long long)k->addr, cv->strings[k->label], where, proc);
 		}
 	}
+	if (cv->stats.kokkos_unseen_frees)
+		fprintf(stderr,
+			"trace2otf2: Kokkos deallocations of memory allocated before Kokkos loaded "
+			"the tool (left out of the memory metric): %llu, %llu bytes\n",
+			(unsigned long long)cv->stats.kokkos_unseen_frees,
+			(unsigned long long)cv->stats.kokkos_unseen_bytes);
 }
 
 int main(int argc, char **argv)
