@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/module.h"
@@ -65,19 +66,28 @@ static int has_symbol(void *handle, const char *name)
 }
 static uint32_t next_section;
 
-/* Whether the first entry of a tools list (Kokkos loads only the first) is this library. */
+/* Whether the first entry of a tools list (Kokkos loads only the first) is this library:
+ * the same file (device and inode, whatever the path that leads to it), or, for a bare
+ * name that Kokkos's dlopen looks up in the library path, the same file name. */
 static int names_self(const char *list)
 {
-	char first[PATH_MAX], real[PATH_MAX];
+	char first[PATH_MAX];
 	size_t n = strcspn(list, ";");
-	if (n >= sizeof(first))
+	if (n == 0 || n >= sizeof(first))
 		return 0;
 	memcpy(first, list, n);
 	first[n] = '\0';
-	return realpath(first, real) && !strcmp(real, self_path);
+	if (!strchr(first, '/')) {
+		const char *base = strrchr(self_path, '/');
+		return !strcmp(first, base ? base + 1 : self_path);
+	}
+	struct stat a, b;
+	return !stat(first, &a) && !stat(self_path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
-/* A tool named on the command line (--kokkos-tools-library=, --kokkos-tools-libs=). */
+/* A tool named on the command line (--kokkos-tools-library=, --kokkos-tools-libs=): its
+ * value, or the next argument's where it has no '='. */
 static int tool_argument(char *name, size_t len)
 {
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -93,8 +103,8 @@ static int tool_argument(char *name, size_t len)
 		if (strncmp(p, "--kokkos-tools-librar", 21) &&
 		    strncmp(p, "--kokkos-tools-libs", 19))
 			continue;
-		const char *eq = strchr(p, '=');
-		snprintf(name, len, "%s", eq ? eq + 1 : "(next argument)");
+		const char *eq = strchr(p, '='), *next = p + strlen(p) + 1;
+		snprintf(name, len, "%s", eq ? eq + 1 : next < buf + n ? next : "");
 		return 1;
 	}
 	return 0;
@@ -116,14 +126,17 @@ static void kokkos_register(void)
 	if (!user)
 		user = lt_foreign_env("KOKKOS_PROFILE_LIBRARY");
 	char arg[PATH_MAX];
-	if (user || tool_argument(arg, sizeof(arg))) {
-		if (user && names_self(user))
-			return; /* the user named us: nothing to do */
+	int named = tool_argument(arg, sizeof(arg));
+	if (user || named) {
+		/* The tool Kokkos will load is us (Kokkos takes the argument over the variable
+		 * where both are given): nothing to do. */
+		if (named ? names_self(arg) : names_self(user))
+			return;
 		/* Said once, where it matters: a program that uses Kokkos (or may). */
 		lt_log(has_kokkos ? 0 : 1,
 		       "kokkos: another Kokkos tool is set (%s): left alone, Kokkos kernels are "
 		       "not recorded (LIBTRACE_MODULES without kokkos silences this)",
-		       user ? user : arg);
+		       named ? arg : user);
 		return;
 	}
 	/* Before 3.7 only KOKKOS_PROFILE_LIBRARY works; from 3.7 on it is deprecated (a warning

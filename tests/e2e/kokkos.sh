@@ -15,7 +15,8 @@
 #     allocations seen (peak 1 MiB + 155264 of scratch, not 13696 below); a View never
 #     freed is a leak whatever its label ("Kokkos::SortImpl::..."); memory freed after
 #     finalize is Kokkos's own, not a leak.
-#  3. A tool the user named (variable or --kokkos-tools-library) is left alone, said once.
+#  3. A tool the user named (variable or --kokkos-tools-library) is left alone, said once;
+#     naming libtrace.so itself (by any path to the same file) is said nothing about.
 . "$(dirname "$0")/lib.sh"
 need_converter
 KCHECK="/usr/bin/python3 $SRC/tests/e2e/check_kokkos.py"
@@ -202,5 +203,34 @@ for how in variable argument; do
 		fail "other tool ($how): not said once: $(cat "$WORK/traced.err")"
 	"$DUMP" "$WORK/other.trace" | grep -q ' KOKKOS_' && fail "other tool ($how): Kokkos records in the trace"
 	echo "other tool ($how): left alone, said once: $(grep -o 'another Kokkos tool.*' "$WORK/traced.err" | cut -c1-80)"
+done
+# The same through Kokkos 4's --kokkos-tools-libs= (the driver loads the other tool, which
+# lacks callbacks: only the message matters here).
+LIBTRACE_DEBUG=1 traced "$WORK/other4.trace" "$WORK/kokkos4_driver" --kokkos-tools-libs="$WORK/libother.so" 1 \
+	>/dev/null 2>"$WORK/traced.err"
+[ "$(grep -c 'another Kokkos tool is set' "$WORK/traced.err")" = 1 ] ||
+	fail "other tool (--kokkos-tools-libs): not said once: $(cat "$WORK/traced.err")"
+
+# ---- 5. the tool named is libtrace.so itself: recorded, and nothing said about another
+# tool (a symbolic link names the same file) ----
+ln -s "$LIB" "$WORK/libalias.so"
+for how in libs-argument library-argument variable; do
+	rm -rf "$WORK/self.trace"
+	case $how in
+	libs-argument)
+		LIBTRACE_DEBUG=1 traced "$WORK/self.trace" "$WORK/kokkos4_driver" \
+			--kokkos-tools-libs="$WORK/libalias.so" 1 >/dev/null 2>"$WORK/traced.err" ;;
+	library-argument)
+		LIBTRACE_DEBUG=1 traced "$WORK/self.trace" "$APP" --kokkos-tools-library="$WORK/libalias.so" \
+			100 2 >/dev/null 2>"$WORK/traced.err" ;;
+	variable)
+		KOKKOS_PROFILE_LIBRARY=$WORK/libalias.so LIBTRACE_DEBUG=1 traced "$WORK/self.trace" "$APP" \
+			100 2 >/dev/null 2>"$WORK/traced.err" ;;
+	esac
+	[ $? = 0 ] || fail "self ($how): exit status: $(cat "$WORK/traced.err")"
+	grep -q 'another Kokkos tool' "$WORK/traced.err" && fail "self ($how): $(cat "$WORK/traced.err")"
+	grep -q 'kokkos: recording' "$WORK/traced.err" || fail "self ($how): not recording: $(cat "$WORK/traced.err")"
+	"$DUMP" "$WORK/self.trace" | grep -q ' KOKKOS_BEGIN' || fail "self ($how): no Kokkos records"
+	echo "self ($how): recorded, nothing said about another tool"
 done
 echo "kokkos: ok"
