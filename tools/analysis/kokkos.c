@@ -155,8 +155,7 @@ static uint64_t kokkos_end_ns(struct pstate *ps)
 static int kokkos_frees_unseen(const char *label)
 {
 	static const char *const labels[] = {"Kokkos::Serial::scratch_mem",
-					     "Kokkos::OpenMP::scratch_mem",
-					     "Kokkos::Threads::scratch_mem", NULL};
+					     "Kokkos::OpenMP::scratch_mem", NULL};
 	for (int i = 0; labels[i]; i++)
 		if (!strcmp(label, labels[i]))
 			return 1;
