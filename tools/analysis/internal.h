@@ -37,7 +37,8 @@ struct frame {
 	uint32_t region;
 	int fn; /* enum lt_fn, or -1 for a user or code region */
 	uint64_t obj, obj2;
-	uint32_t aux; /* a GPU call's call site id + 1 (0: none) */
+	uint32_t
+	    aux; /* a GPU call's call site id + 1 (0: none); an OpenMP task: 1 while suspended */
 };
 
 struct held {
@@ -55,6 +56,7 @@ struct tstate {
 	uint32_t depth, cap;
 	uint64_t too_deep; /* frames refused above STACK_MAX and still open: their leaves go */
 	uint32_t index;
+	int omp_park; /* a task went on below suspended ones: they leave at its next record */
 	int began, ended, created, program;
 	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
 	struct held *held; /* locks held, with the order of their acquisition */
@@ -129,6 +131,14 @@ struct kspace {
 	int64_t bytes;
 };
 
+/* An OpenMP task suspended while its thread went back to what it ran before (omp.c): the
+ * frames it had open, entered again where it goes on. */
+struct parked {
+	uint64_t task;
+	uint32_t n;
+	struct frame f[8];
+};
+
 struct pstate {
 	struct cv *cv;
 	struct rd_process *p;
@@ -147,12 +157,14 @@ struct pstate {
 	struct lockent *locks; /* open addressing on addr */
 	size_t nlocks, locks_cap;
 	uint32_t *next_lock_id;
-	uint32_t *user_regions;	 /* process string id -> user region id + 1 (0: not yet) */
-	struct idmap pars;	 /* parallel id -> code address, from fork to join */
-	struct idmap levels;	 /* parallel id -> nesting level + 1 of the fork */
-	struct idmap tasks;	 /* task id -> code address, from creation to completion */
-	struct idmap writers;	 /* address -> the last task that wrote it (dependences) */
-	struct idmap depends;	 /* task id -> string id of the tasks it waits for */
+	uint32_t *user_regions; /* process string id -> user region id + 1 (0: not yet) */
+	struct idmap pars;	/* parallel id -> code address, from fork to join */
+	struct idmap levels;	/* parallel id -> nesting level + 1 of the fork */
+	struct idmap tasks;	/* task id -> code address, from creation to completion */
+	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
+	struct idmap depends;	/* task id -> string id of the tasks it waits for */
+	struct parked *parked;	/* suspended OpenMP tasks (omp.c) */
+	size_t nparked, parked_cap;
 	struct idmap ksections;	 /* Kokkos section id -> string id + 1 of its name */
 	struct idmap kregions;	 /* (kind + 1) << 32 | process string id -> region + 1 */
 	struct alloc_table kmem; /* the live Kokkos allocations */
@@ -179,12 +191,14 @@ struct pstate {
 /* Deeper nesting is damage (enters never left): refused, so memory stays bounded. */
 #define STACK_MAX (1u << 16)
 
-#define FN_USER	  (-1)		    /* an annotated region */
-#define FN_MAIN	  (-2)		    /* the main thread's "main", which ends with the process */
-#define FN_START  (-3)		    /* a thread's start routine, which ends with the thread */
-#define FN_OMP(c) (1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
-#define FN_MPI	  2000		    /* an MPI function */
-#define FN_GPU	  3000		    /* a GPU API call */
+#define FN_USER		(-1) /* an annotated region */
+#define FN_MAIN		(-2) /* the main thread's "main", which ends with the process */
+#define FN_START	(-3) /* a thread's start routine, which ends with the thread */
+#define FN_OMP(c)	(1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
+#define FN_TEAM_BARRIER 2000 /* libgomp's barrier at the end of a team, until its join */
+#define FN_MOVED	2001 /* an untied task's frame left behind when it moved on (omp.c) */
+#define FN_MPI		2000 /* an MPI function */
+#define FN_GPU		3000 /* a GPU API call */
 
 /* How a thread's frames are closed. */
 enum close_how {
@@ -240,6 +254,7 @@ uint64_t cv_to_ns(struct pstate *ps, struct tstate *t, uint64_t ticks);
 struct cv_loc *cv_loc_of(struct pstate *ps, struct tstate *t);
 int cv_push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64_t obj, uint64_t obj2);
 int cv_closed_by_converter(int fn, enum close_how how);
+int cv_omp_team_pending(const struct tstate *t);
 void cv_unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t to,
 	       enum close_how how);
 struct frame *cv_pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, int fn,

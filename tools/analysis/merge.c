@@ -219,10 +219,14 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	uint64_t n = 0;
 	while (ps.nheap && !ps.failed) {
 		struct tstate *t = ps.heap[0];
-		handle(&ps, t, t->rec);
-		t->rec = rd_cursor_next(&t->cur);
+		if (t->rec) {
+			handle(&ps, t, t->rec);
+			t->rec = rd_cursor_next(&t->cur);
+		}
 		if (t->rec) {
 			t->key = t->rec->ts;
+		} else if (t->key != UINT64_MAX && cv_omp_team_pending(t)) {
+			t->key = UINT64_MAX; /* done after the others: its team's join is to come */
 		} else {
 			cv_thread_done(&ps, t);
 			ps.heap[0] = ps.heap[--ps.nheap];
@@ -285,6 +289,7 @@ out:
 	free(ps.gcalls);
 	cv_alloc_free(&ps.gmem);
 	free(ps.gacts);
+	free(ps.parked);
 	free(ps.ts);
 	free(ps.heap);
 	free(ps.locks);

@@ -162,6 +162,184 @@ static void omp_dependence(struct pstate *ps, uint64_t task, uint64_t addr, unsi
 	*d = cv_string(ps->cv, list) + 1;
 }
 
+/*
+ * The join of parallel region `par` at ns: each thread of its team leaves the barrier that
+ * ended its part (entered at its ThreadTeamEnd: libgomp's threads run the tasks left in
+ * that barrier before the join) and then the parallel region, so that the tasks run there are
+ * inside the region.  A thread whose clock reads later than ns leaves at its last record.
+ */
+static void close_teams(struct pstate *ps, uint64_t par, uint64_t ns)
+{
+	struct cv *cv = ps->cv;
+	for (size_t k = 0; k < ps->nts; k++) {
+		struct tstate *o = &ps->ts[k];
+		uint32_t i = o->depth;
+		while (i-- > 0 && !(o->stack[i].fn == FN_TEAM_BARRIER && o->stack[i].obj == par))
+			;
+		if (i == UINT32_MAX || o->loc == SIZE_MAX || i == 0)
+			continue;
+		struct cv_loc *ol = &cv->locs[o->loc];
+		uint64_t at = ns > o->last_ns ? ns : o->last_ns;
+		cv_unwind(cv, ol, o, at, i + 1, CLOSE_LEAVE);
+		CV_EMIT(cv, leave, ol, at, o->stack[i].region, 0);
+		struct frame *f = &o->stack[i - 1];
+		o->depth = i - 1;
+		if (f->fn == FN_OMP(LT_OMP_parallel)) {
+			CV_EMIT(cv, leave, ol, at, f->region, 0);
+			CV_EMIT(cv, team_end, ol, at, (uint32_t)f->obj2);
+		} else {
+			o->depth = i; /* not on a parallel region: damage, left to cv_pop_match */
+		}
+		o->last_ns = at;
+	}
+}
+
+/* Does t wait in the barrier of a team whose join is still to come (close_teams)? */
+int cv_omp_team_pending(const struct tstate *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++)
+		if (t->stack[i].fn == FN_TEAM_BARRIER)
+			return 1;
+	return 0;
+}
+
+/* The stack index of task `task`'s frame on t, t->depth if it has none. */
+static uint32_t task_frame(const struct tstate *t, uint64_t task)
+{
+	for (uint32_t i = t->depth; i-- > 0;)
+		if (t->stack[i].fn == FN_OMP(LT_OMP_task) && t->stack[i].obj == task)
+			return i;
+	return t->depth;
+}
+
+/* Pops frame i of t (what is above it closes first, as cv_pop_match does). */
+static struct frame *pop_from(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns,
+			      uint32_t i)
+{
+	cv_unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);
+	t->depth = i;
+	return &t->stack[i];
+}
+
+/* The frames of t from stack index i up leave at ns: they are suspended tasks (each with what
+ * it has open above it), kept by task to enter again where each goes on (task_resumed). */
+static void park_from(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		      uint32_t i)
+{
+	while (t->depth > i) {
+		uint32_t j = t->depth; /* the group of the topmost task frame */
+		while (j-- > i && t->stack[j].fn != FN_OMP(LT_OMP_task))
+			;
+		if (j == UINT32_MAX || j < i)
+			j = i;
+		struct parked *pk = NULL;
+		if (t->stack[j].fn == FN_OMP(LT_OMP_task) && ps->nparked == ps->parked_cap) {
+			size_t cap = ps->parked_cap ? 2 * ps->parked_cap : 16;
+			struct parked *a = realloc(ps->parked, cap * sizeof(*a));
+			if (a) {
+				ps->parked = a;
+				ps->parked_cap = cap;
+			}
+		}
+		if (t->stack[j].fn == FN_OMP(LT_OMP_task) && ps->nparked < ps->parked_cap) {
+			pk = &ps->parked[ps->nparked++];
+			pk->task = t->stack[j].obj;
+			pk->n = t->depth - j < 8 ? t->depth - j : 8;
+			memcpy(pk->f, &t->stack[j], pk->n * sizeof(*pk->f));
+		}
+		while (t->depth > j)
+			CV_EMIT(ps->cv, leave, l, ns, t->stack[--t->depth].region, 0);
+	}
+}
+
+/* Before frame i of t goes on or ends: the suspended tasks above it, which will go on
+ * elsewhere or later, leave (park_from). */
+static void park_above(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		       uint32_t i)
+{
+	for (uint32_t j = i + 1; j < t->depth; j++)
+		if (t->stack[j].fn == FN_OMP(LT_OMP_task) && t->stack[j].aux) {
+			park_from(ps, t, l, ns, j);
+			return;
+		}
+}
+
+/*
+ * OMPT reports a task switch as the end of the suspended task and the begin of the next one,
+ * and the suspended one's begin again when it goes on.  A task's region lasts from its first
+ * begin to its completion however often it was suspended when what its thread runs meanwhile
+ * nests in it (a task in its taskwait or taskgroup), the usual case for tied tasks.  A
+ * suspended task (its frame's aux set) stays open until its thread goes on with or ends
+ * something below it: then it leaves, and enters again where it goes on (park_above).  Returns
+ * whether `task` beginning on t goes on where it was suspended.  An untied task that goes on on
+ * another thread moves there with what it had open (its taskwait): it leaves the thread it
+ * left at that thread's last record and enters this one again (a resumption, with its TaskId),
+ * unless that thread runs another task inside it meanwhile (then it stays there, and the
+ * converter closes it).
+ */
+static int task_resumed(struct pstate *ps, struct tstate *t, uint64_t task, struct cv_loc *l,
+			uint64_t ns)
+{
+	struct cv *cv = ps->cv;
+	if (!task)
+		return 0;
+	uint32_t i = task_frame(t, task);
+	if (i < t->depth) { /* what is suspended above it leaves at its next record */
+		t->stack[i].aux = 0;
+		t->omp_park = 1;
+		return 1;
+	}
+	for (size_t k = 0; k < ps->nparked; k++) {
+		if (ps->parked[k].task != task)
+			continue;
+		struct parked pk = ps->parked[k];
+		ps->parked[k] = ps->parked[--ps->nparked];
+		for (uint32_t j = 0; j < pk.n; j++) {
+			const struct frame f = pk.f[j];
+			if (j == 0) {
+				if (omp_enter(ps, l, t, ns, f.region, LT_OMP_task, f.obj, 0))
+					return 1;
+			} else if (!cv_push(cv, t, f.region, f.fn, f.obj, f.obj2)) {
+				CV_EMIT(cv, enter, l, ns, f.region);
+			}
+		}
+		return 1;
+	}
+	for (size_t k = 0; k < ps->nts; k++) {
+		struct tstate *o = &ps->ts[k];
+		uint32_t at = o == t || o->loc == SIZE_MAX ? 0 : task_frame(o, task);
+		if (o == t || o->loc == SIZE_MAX || at == o->depth)
+			continue;
+		uint32_t end = at + 1; /* its frames: up to another task's */
+		while (end < o->depth && o->stack[end].fn != FN_OMP(LT_OMP_task))
+			end++;
+		struct frame moved[16];
+		uint32_t n = end - at < 16 ? end - at : 16;
+		memcpy(moved, &o->stack[at], n * sizeof(*moved));
+		if (end == o->depth) {
+			struct cv_loc *ol = &cv->locs[o->loc];
+			for (uint32_t j = o->depth; j-- > at;)
+				CV_EMIT(cv, leave, ol, o->last_ns, o->stack[j].region, 0);
+			o->depth = at;
+		} else { /* under the task running there: they leave when it ends (see the end of a
+			    task) */
+			for (uint32_t j = at; j < end; j++)
+				o->stack[j].fn = FN_MOVED;
+		}
+		for (uint32_t j = 0; j < n; j++) {
+			const struct frame f = moved[j];
+			if (j == 0) {
+				if (omp_enter(ps, l, t, ns, f.region, LT_OMP_task, f.obj, 0))
+					return 1;
+			} else if (!cv_push(cv, t, f.region, f.fn, f.obj, f.obj2)) {
+				CV_EMIT(cv, enter, l, ns, f.region);
+			}
+		}
+		return 1;
+	}
+	return 0;
+}
+
 void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
 		   const struct lt_rec *r)
 {
@@ -175,6 +353,15 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		return;
 	}
 	int ompt = 0; /* code addresses from OMPT are return addresses */
+	if (t->omp_park && r->type != LT_REC_OMP_TASK_BEGIN &&
+	    !(r->type == LT_REC_OMP_TASK_END && (r->arg & LT_OMP_F_SWITCH))) {
+		t->omp_park = 0; /* the running task does something: see task_resumed */
+		for (uint32_t i = t->depth; i-- > 0;)
+			if (t->stack[i].fn == FN_OMP(LT_OMP_task) && !t->stack[i].aux) {
+				park_above(ps, t, l, ns, i);
+				break;
+			}
+	}
 	switch (r->type) {
 	case LT_REC_OMP_FORK: {
 		uint64_t *a = cv_idmap_get(&ps->pars, p0, 1);
@@ -190,11 +377,14 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		break;
 	}
 	case LT_REC_OMP_JOIN:
+		close_teams(ps, p0, ns);
 		cv_idmap_del(&ps->pars, p0);
 		cv_idmap_del(&ps->levels, p0);
 		CV_EMIT(cv, thread_join, l, ns);
 		break;
 	case LT_REC_OMP_TEAM_BEGIN: {
+		if (t->depth && t->stack[t->depth - 1].fn == FN_TEAM_BARRIER)
+			close_teams(ps, t->stack[t->depth - 1].obj, ns); /* its join was not seen */
 		uint64_t *a = cv_idmap_get(&ps->pars, p0, 0);
 		uint64_t addr = a ? *a : 0;
 		/* A GOMP fork names the outlined function; OMPT gives the call site. */
@@ -209,6 +399,20 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		break;
 	}
 	case LT_REC_OMP_TEAM_END: {
+		/* libgomp: the outlined function returned; the team's barrier follows, where
+		 * the thread may run tasks, until the join (close_teams). */
+		uint32_t reg = omp_region(cv, ps->p, LT_OMP_implicit_barrier, 0, 0);
+		for (uint32_t i = t->depth; i-- > 0;)
+			if (t->stack[i].fn == FN_OMP(LT_OMP_parallel)) {
+				park_above(ps, t, l, ns, i);
+				break;
+			}
+		if (!ps->p->ompt && cv_idmap_get(&ps->pars, p0, 0) && t->depth &&
+		    t->stack[t->depth - 1].fn == FN_OMP(LT_OMP_parallel) &&
+		    !cv_push(cv, t, reg, FN_TEAM_BARRIER, p0, 0)) {
+			CV_EMIT(cv, enter, l, ns, reg);
+			break;
+		}
 		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_parallel), 0);
 		if (f) {
 			CV_EMIT(cv, leave, l, ns, f->region, 0);
@@ -249,12 +453,19 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		}
 		if (p0 && (c == LT_OMP_critical || c == LT_OMP_atomic || c == LT_OMP_ordered))
 			cv_lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
+		for (uint32_t i = t->depth; i-- > 0;)
+			if (t->stack[i].fn == FN_OMP(c)) {
+				park_above(ps, t, l, ns, i);
+				break;
+			}
 		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(c), 0);
 		if (f)
 			CV_EMIT(cv, leave, l, ns, f->region, 0);
 		break;
 	}
 	case LT_REC_OMP_TASK_BEGIN: {
+		if (task_resumed(ps, t, p0, l, ns))
+			break; /* a suspended task goes on: its region never ended */
 		uint64_t addr = p1;
 		ompt = 0;
 		if (!addr) { /* OMPT: the creation's call site */
@@ -267,13 +478,22 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		break;
 	}
 	case LT_REC_OMP_TASK_END: {
-		struct frame *f = cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_task), 0);
+		uint32_t i = task_frame(t, p0);
+		if (r->arg & LT_OMP_F_SWITCH) { /* suspended (OMPT): see task_resumed */
+			if (i < t->depth)
+				t->stack[i].aux = 1;
+			break;
+		}
+		if (i < t->depth)
+			park_above(ps, t, l, ns, i);
+		struct frame *f = i < t->depth ? pop_from(cv, l, t, ns, i)
+					       : cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_task), 0);
 		if (f)
 			CV_EMIT(cv, leave, l, ns, f->region, 0);
-		if (!(r->arg & LT_OMP_F_SWITCH)) {
-			cv_idmap_del(&ps->tasks, p0);
-			cv_idmap_del(&ps->depends, p0);
-		}
+		while (t->depth && t->stack[t->depth - 1].fn == FN_MOVED) /* see task_resumed */
+			CV_EMIT(cv, leave, l, ns, t->stack[--t->depth].region, 0);
+		cv_idmap_del(&ps->tasks, p0);
+		cv_idmap_del(&ps->depends, p0);
 		break;
 	}
 	case LT_REC_OMP_TASK_DEP:
