@@ -47,6 +47,14 @@ Expectations (each may be repeated; COUNT is N exactly, N+ at least N, or N-M fr
     --task-dependent COUNT       tasks with a TaskDependsOn attribute
     --task-edges COUNT           distinct (task, task it waits for) pairs in those
     --requested N=COUNT          ThreadForks that asked for N threads (0: the default)
+Flags (checks, no count):
+    --tasks-in-parallel          every TASK Enter lies inside a PARALLEL region of its location
+    --waits-cover-tasks          a taskwait (TASK_WAIT '!$omp taskwait') lasts until the tasks
+                                 its task created before it ended (their last TASK Leave); a
+                                 taskgroup until the tasks created inside it on its location
+    --no-runtime-functions       no region is named after an OpenMP runtime's code
+                                 ('libgomp.so...+0x...', 'libomp.so...'): a pool thread's time
+                                 between teams is idle, not a function
 The '=' splits at the last '=', so names may hold one.  Prints the counts per location and
 in total; exits 1 with the reasons when anything fails, 2 on a usage error.  Example:
 
@@ -125,11 +133,16 @@ def parse_expectations(args):
     """[(option, key, (low, high))] from the command line."""
     out = []
     i = 0
+    flags = ("--tasks-in-parallel", "--waits-cover-tasks", "--no-runtime-functions")
     keyed = ("--role", "--name", "--name-prefix", "--kind", "--per-location-role",
              "--per-location-name", "--per-location-name-prefix", "--per-location-kind",
              "--team-size", "--requested")
     while i < len(args):
         opt = args[i]
+        if opt in flags:
+            out.append((opt, None, None))
+            i += 1
+            continue
         if i + 1 >= len(args):
             usage("option %s needs a value" % opt)
         val = args[i + 1]
@@ -162,6 +175,26 @@ def attribute(ev, name):
     return None
 
 
+def waits_cover(waits, creates, last_end):
+    """Problems: a taskwait that ended before a task its task created before it, or a taskgroup
+    before a task created inside it on its location."""
+    out = []
+    by_parent = collections.defaultdict(list)
+    for parent, t, tid in creates:
+        by_parent[parent].append((t, tid))
+    for loc, parent, name, enter, leave in waits:
+        if leave is None:
+            continue
+        group = "taskgroup" in name
+        for t, tid in by_parent[parent]:
+            inside = enter <= t <= leave if group else t < enter
+            if inside and last_end.get(tid, 0) > leave:
+                out.append("%s: %r [%d, %d] ended before task %d (created at %d) ended at %d" % (
+                    loc.name, name, enter, leave, tid, t, last_end[tid]))
+                break
+    return out
+
+
 def main(argv):
     if len(argv) < 2 or argv[1].startswith("-"):
         usage("an archive's traces.otf2 first")
@@ -182,6 +215,10 @@ def main(argv):
     edges = set()  # (task, the task it waits for), from TaskDependsOn
     created_ids, run_ids = set(), collections.Counter()
     created_noid = run_noid = 0
+    flags = {opt for opt, _, rng in expect if rng is None}
+    creates = []  # (parent: task id or ('implicit', location), time, task id)
+    waits = []  # [location, parent, name, enter, leave]
+    runtime_regions = set()
     with otf2.reader.open(anchor) as tr:
         for loc, ev in tr.events:
             kind = type(ev).__name__
@@ -189,6 +226,8 @@ def main(argv):
                 continue
             if kind in ("Enter", "Leave"):
                 region = ev.region
+                if re.search(r"\b(libgomp|libomp|libiomp5)\.so", region.name):
+                    runtime_regions.add(region.name)
                 if region.paradigm != otf2.Paradigm.OPENMP:
                     continue
                 if kind == "Enter" and loc in want_parallel:
@@ -202,12 +241,21 @@ def main(argv):
                         _, tid = open_regions[loc].pop()
                         if tid is not None and region.region_role == otf2.RegionRole.TASK:
                             last_end[tid] = ev.time
+                        if isinstance(tid, list):  # a wait: its Leave
+                            tid[4] = ev.time
                     continue
                 inner = open_regions[loc][-1][0] if open_regions[loc] else None
                 if inner and inner.region_role == otf2.RegionRole.WRAPPER:
                     errors.append("%s: Enter %r at %d inside the lock call %r" % (
                         loc.name, region.name, ev.time, inner.name))
                 tid = None
+                stack = open_regions[loc]
+                parent = next((t for r, t in reversed(stack) if r.region_role == otf2.RegionRole.TASK
+                               and t is not None), ("implicit", loc))
+                if region.region_role == otf2.RegionRole.TASK and "--tasks-in-parallel" in flags and \
+                        not any(r.region_role == otf2.RegionRole.PARALLEL for r, _ in stack):
+                    errors.append("%s: task %r entered at %d outside any parallel region" % (
+                        loc.name, region.name, ev.time))
                 if region.region_role in (otf2.RegionRole.TASK, otf2.RegionRole.TASK_CREATE):
                     tid = attribute(ev, "TaskId")
                     deps = attribute(ev, "TaskDependsOn")
@@ -218,6 +266,8 @@ def main(argv):
                         else:
                             edges.update((tid, int(d)) for d in str(deps).split(","))
                     if region.region_role == otf2.RegionRole.TASK_CREATE:
+                        if tid is not None:
+                            creates.append((parent, ev.time, tid))
                         if tid is None:
                             created_noid += 1
                         elif tid in created_ids:
@@ -230,6 +280,9 @@ def main(argv):
                     else:
                         run_ids[tid] += 1
                         first_run.setdefault(tid, ev.time)
+                if region.region_role == otf2.RegionRole.TASK_WAIT:
+                    tid = [loc, parent, region.name, ev.time, None]
+                    waits.append(tid)
                 open_regions[loc].append((region, tid))
                 for c in (total, per_loc[loc]):
                     c.roles[region.region_role] += 1
@@ -323,6 +376,10 @@ def main(argv):
         elif task in first_run and (pred not in last_end or first_run[task] < last_end[pred]):
             errors.append("task %d started at %s, before task %d it depends on ended (at %s)" % (
                 task, first_run[task], pred, last_end.get(pred)))
+    if "--waits-cover-tasks" in flags:
+        errors += waits_cover(waits, creates, last_end)
+    if "--no-runtime-functions" in flags and runtime_regions:
+        errors.append("regions named after an OpenMP runtime's code: %s" % sorted(runtime_regions)[:5])
     if created_noid != run_noid:
         errors.append("%d tasks created without a TaskId, %d executed without one" % (
             created_noid, run_noid))
@@ -343,6 +400,8 @@ def main(argv):
     print("total: " + total.summary())
 
     for opt, key, rng in expect:
+        if rng is None:
+            continue  # a flag, checked above
         what = opt[len("--per-location-"):] if opt.startswith("--per-location-") else opt[2:]
         key_v = ROLES[key] if what == "role" else key
         if opt.startswith("--per-location-"):

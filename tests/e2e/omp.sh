@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_converter
 OMPCHECK="/usr/bin/python3 $SRC/tests/e2e/check_omp.py"
-PROGS="omp_parallel omp_sync omp_tasks omp_nested"
+PROGS="omp_parallel omp_sync omp_tasks omp_nested omp_bots"
 CFLAGS="-fopenmp -O2 -g -Wall -Wextra -Werror"
 NPROC=$(nproc)
 mkdir -p "$WORK/in"
@@ -129,6 +129,31 @@ check() {
 			--name '!$omp taskwait=36' --name "!\$omp taskgroup=$taskgroups" \
 			--role TASK_WAIT=$((36 + taskgroups)) --name '!$omp taskloop=1' \
 			--role SINGLE=$((t + 2)) --role BARRIER=$tbarriers
+
+		# omp_bots (the task patterns of BOTS): 952 tasks, each one region.  gcc reports
+		# no task switch; libomp's are followed: a tied task's region lasts however often
+		# it was suspended (the tasks run meanwhile nest in its taskwait), an untied task
+		# that moves to another thread is entered there again (a resumption).  464
+		# taskwaits and 1 taskgroup, each as long as the tasks it waited for; every task
+		# inside its parallel region (libgomp runs the single nowait's 16 tasks in the
+		# barrier that ends the region); a pool thread's time between teams is no
+		# function; nothing the converter had to close or pass over.
+		case $tag in
+		gcc) resumed=0 ;;
+		clang) resumed=$([ "$t" = 1 ] && echo 0 || echo 0+) ;;
+		esac
+		LOCS="--locations $t"
+		omp_run "$tag" omp_bots $t 1 \
+			--tasks 952 --role TASK_CREATE=952 --task-resumptions $resumed \
+			--name '!$omp taskwait=464' --name '!$omp taskgroup=1' \
+			--tasks-in-parallel --waits-cover-tasks --no-runtime-functions
+		"$BUILD/trace-report" --json -o "$WORK/bots.json" "$WORK/$tag-omp_bots-$t.trace" ||
+			fail "trace-report $tag omp_bots $t"
+		/usr/bin/python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["runs"][0]["totals"]
+sys.exit("anomalies %d, closed by the converter %d" % (t["anomalies"], t["unclosed_regions"])
+         if t["anomalies"] or t["unclosed_regions"] else 0)' "$WORK/bots.json" ||
+			fail "$tag omp_bots $t threads: not a clean conversion"
 
 		# omp_nested: an outer team of T, each member forking an inner team of T.
 		LOCS="--locations $((t * t))"

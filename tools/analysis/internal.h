@@ -255,6 +255,7 @@ struct cv_loc *cv_loc_of(struct pstate *ps, struct tstate *t);
 int cv_push(struct cv *cv, struct tstate *t, uint32_t region, int fn, uint64_t obj, uint64_t obj2);
 int cv_closed_by_converter(int fn, enum close_how how);
 int cv_omp_team_pending(const struct tstate *t);
+int cv_omp_pool_start(const struct rd_process *p, uint64_t addr);
 void cv_unwind(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t to,
 	       enum close_how how);
 struct frame *cv_pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, int fn,

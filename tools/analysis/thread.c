@@ -266,9 +266,16 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 			t->program = 1;
 		}
 		int pushed = -1;
-		if (start)
+		if (start && cv_omp_pool_start(ps->p, start)) {
+			/* An OpenMP runtime's thread, named as Score-P names them; its time
+			 * between teams is idle, not a function of its own. */
+			char name[64];
+			snprintf(name, sizeof(name), "OpenMP thread %u", t->index);
+			if (!t->name)
+				l->name = cv_string(cv, name);
+		} else if (start) {
 			pushed = cv_push(cv, t, cv_code_region(cv, ps->p, start), FN_START, 0, 0);
-		else if (t->index == 0 && parent == LT_NO_THREAD)
+		} else if (t->index == 0 && parent == LT_NO_THREAD)
 			pushed = cv_push(cv, t, cv_main_region(cv, ps->p), FN_MAIN, 0, 0);
 		if (pushed == 0)
 			CV_EMIT(cv, enter, l, ns, t->stack[t->depth - 1].region);

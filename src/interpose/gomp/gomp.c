@@ -53,6 +53,17 @@ __attribute__((noinline)) int lt_gomp_detect(void)
 
 static int (*real_omp_get_thread_num)(void);
 static int (*real_omp_get_num_threads)(void);
+static int (*real_omp_get_max_threads)(void);
+
+/* The threads a fork asks for: its num_threads clause, else the default for the next team
+ * (what the runtime will use, as Score-P records it). */
+static unsigned requested(unsigned n)
+{
+	if (n || !real_omp_get_max_threads)
+		return n;
+	int max = real_omp_get_max_threads();
+	return max > 0 ? (unsigned)max : 0;
+}
 
 /* ---- parallel regions ---- */
 
@@ -91,6 +102,7 @@ static void par_trampoline(void *arg)
 		if (unlikely(!real_omp_get_thread_num)) {                                          \
 			real_omp_get_thread_num = lt_gomp_sym("omp_get_thread_num");               \
 			real_omp_get_num_threads = lt_gomp_sym("omp_get_num_threads");             \
+			real_omp_get_max_threads = lt_gomp_sym("omp_get_max_threads");             \
 		}                                                                                  \
 		struct par par = {fn, data, lt_thread_id(t), constr};                              \
 		if (!real_omp_get_thread_num || !real_omp_get_num_threads) {                       \
@@ -98,8 +110,8 @@ static void par_trampoline(void *arg)
 			par.fn = NULL;                                                             \
 		} else {                                                                           \
 			LT_NOTE_CALLER(t);                                                         \
-			lt_omp_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, nthreads, 2, par.id,   \
-				       (uint64_t)(uintptr_t)(fn));                                 \
+			lt_omp_emit_cs(t, LT_REC_OMP_FORK, LT_OMP_parallel, requested(nthreads),   \
+				       2, par.id, (uint64_t)(uintptr_t)(fn));                      \
 			lt_finish(t);                                                              \
 		}                                                                                  \
 		if (!par.fn) {                                                                     \
