@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 6
+#define LT_FORMAT_MINOR 7
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -231,6 +231,8 @@ enum lt_rec_type {
 				   * 32 | context id; p[3]: stream id; p[4]: correlation id;
 				   * p[5]: bytes (copies, sets); kernels: p[5..7] grid and block
 				   * as LAUNCH's p[1..3] */
+	LT_REC_MAIN = 43, /* the program's main begins (sub 1) or returns (sub 0), on the main
+			   * thread; a process that has them says so in its meta file (main) */
 	LT_REC_TYPE_MAX
 };
 
@@ -280,7 +282,8 @@ enum lt_rec_type {
 	X(MPI_COMM)       \
 	X(GPU_ENTER)      \
 	X(GPU_LEAVE)      \
-	X(GPU_ACTIVITY)
+	X(GPU_ACTIVITY)   \
+	X(MAIN)
 
 enum lt_rec_word {
 	LT_W_THREAD_BEGIN_START = 0,  /* start routine address, 0: none */
@@ -657,6 +660,9 @@ enum lt_omp_dep {
  *   gpu_clock HOW                how CUPTI's device times were put on CLOCK_MONOTONIC:
  *                                callback (CUPTI stamps with our clock) or sync (paired
  *                                readings, linear between them)
+ *   main 1                       the C library started the program through libtrace's
+ *                                __libc_start_main: MAIN records say when main began and
+ *                                returned (else the main thread's life stands for it)
  *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at
@@ -701,5 +707,6 @@ enum lt_omp_dep {
 #define LT_META_GPU_OFF	       "gpu_off"
 #define LT_META_GPU_CLOCK      "gpu_clock"
 #define LT_META_MPI_CLOCK      "mpi_clock"
+#define LT_META_MAIN	       "main"
 
 #endif /* LIBTRACE_FORMAT_H */

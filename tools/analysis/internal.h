@@ -195,8 +195,8 @@ struct pstate {
 #define FN_MAIN		(-2) /* the main thread's "main", which ends with the process */
 #define FN_START	(-3) /* a thread's start routine, which ends with the thread */
 #define FN_OMP(c)	(1000 + (int)(c)) /* an OpenMP construct (enum lt_omp) */
-#define FN_TEAM_BARRIER 2000 /* libgomp's barrier at the end of a team, until its join */
-#define FN_MOVED	2001 /* an untied task's frame left behind when it moved on (omp.c) */
+#define FN_TEAM_BARRIER 5000 /* libgomp's barrier at the end of a team, until its join */
+#define FN_MOVED	5001 /* an untied task's frame left behind when it moved on (omp.c) */
 #define FN_MPI		2000 /* an MPI function */
 #define FN_GPU		3000 /* a GPU API call */
 
@@ -207,7 +207,7 @@ enum close_how {
 	CLOSE_CUT,	  /* the records ended: all was left open but main and execve */
 };
 
-#define FN_KOKKOS(k) (2000 + (int)(k)) /* a Kokkos frame (enum lt_kokkos) */
+#define FN_KOKKOS(k) (2100 + (int)(k)) /* a Kokkos frame (enum lt_kokkos); not FN_MPI */
 
 /* What the converter needs of MPI rank 0 before converting any process. */
 struct rank0 {

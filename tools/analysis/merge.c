@@ -58,6 +58,7 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 	case LT_REC_THREAD_CREATE:
 	case LT_REC_THREAD_WAIT:
 	case LT_REC_THREAD_NAME:
+	case LT_REC_MAIN:
 		cv_thread_record(ps, t, l, ns, r);
 		break;
 	case LT_REC_CALL_ENTER:

@@ -275,12 +275,29 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 				l->name = cv_string(cv, name);
 		} else if (start) {
 			pushed = cv_push(cv, t, cv_code_region(cv, ps->p, start), FN_START, 0, 0);
-		} else if (t->index == 0 && parent == LT_NO_THREAD)
+		} else if (t->index == 0 && parent == LT_NO_THREAD && !ps->p->main_recorded) {
 			pushed = cv_push(cv, t, cv_main_region(cv, ps->p), FN_MAIN, 0, 0);
+		}
 		if (pushed == 0)
 			CV_EMIT(cv, enter, l, ns, t->stack[t->depth - 1].region);
 		break;
 	}
+	case LT_REC_MAIN: /* the program's main begins or returns (start.c) */
+		if (r->sub && !cv_push(cv, t, cv_main_region(cv, ps->p), FN_MAIN, 0, 0)) {
+			CV_EMIT(cv, enter, l, ns, t->stack[t->depth - 1].region);
+		} else if (!r->sub) {
+			uint32_t i = t->depth;
+			while (i-- > 0 && t->stack[i].fn != FN_MAIN)
+				;
+			if (i == UINT32_MAX) {
+				cv->stats.anomalies++;
+				break;
+			}
+			cv_unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);
+			t->depth = i;
+			CV_EMIT(cv, leave, l, ns, t->stack[i].region, 0);
+		}
+		break;
 	case LT_REC_THREAD_END:
 		cv_release_held(ps, l, t, ns);
 		cv_unwind(cv, l, t, ns, 0, CLOSE_THREAD_END);

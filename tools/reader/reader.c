@@ -422,6 +422,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->lost = a;
 				p->lost[p->nlost++] = l;
 			}
+		} else if (!strcmp(line, LT_META_MAIN)) {
+			p->main_recorded = 1;
 		} else if (!strcmp(line, LT_META_KOKKOS)) {
 			p->kokkos_version = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_KOKKOS_END)) {

@@ -83,6 +83,7 @@ struct rd_process {
 	} mpi_clock[4]; /* "mpi_clock" lines: offsets to rank 0, in time order */
 	size_t nmpi_clock;
 	int ompt; /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
+	int main_recorded;	   /* "main 1": MAIN records say when main began and returned */
 	uint64_t end_ticks;	   /* and when */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
 	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */

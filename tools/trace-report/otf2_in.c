@@ -180,6 +180,7 @@ struct loc {
 	uint64_t ndef;	/* events the definition says it has */
 	uint64_t nread;
 	uint8_t begin_first; /* its first event is a ThreadBegin or ProgramBegin */
+	uint8_t entered;     /* it entered a region (the first one may be its function) */
 	uint8_t thread;	     /* a CPU thread (not a metric location): one of the profile's */
 	struct acc_thread *t;
 };
@@ -605,8 +606,11 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef id, OTF2_TimeStamp time, void
 			      (unsigned long long)id, ref);
 	struct region *g = &in->regions[r];
 	int function = g->function == FN_YES;
-	if (g->function == FN_MAYBE && l->t->depth == 0 && l->t->events == 1 && l->begin_first)
+	/* The first region a thread enters, at its bottom, is its start routine or main (the
+	 * trace's start-up events, such as its first CPU, may come before main). */
+	if (g->function == FN_MAYBE && l->t->depth == 0 && !l->entered && l->begin_first)
 		function = g->began = 1;
+	l->entered = 1;
 	acc_enter(&in->acc, l->t, stamp(in, time), r, function);
 	return OTF2_CALLBACK_SUCCESS;
 }
