@@ -92,7 +92,8 @@ MPI_P, MPI_C, MPI_O, MPI_R = 50000001, 50000002, 50000003, 50000004
 MPI_STATES = {3: "Waiting a message", 4: "Blocking Send", 6: "Test/Probe", 8: "Wait/WaitAll",
               10: "Immediate Send", 11: "Immediate Receive", 13: "Group Communication", 15: "Others",
               16: "Send Receive", 17: "Memory transfer"}
-# name -> (type, value, state) in Extrae 5.1.2 (MPI_EventEncoding.h, mpi_prv_events.c, mpi_prv_semantics.c)
+# name -> (type, value, state) as Extrae 5.1.2 writes them: its MPI event encoding (type of the call's
+# class, fixed value per call) and the state its merger puts the thread in during the call
 MPI_EXTRAE = {
     "MPI_Send": (MPI_P, 1, 4), "MPI_Recv": (MPI_P, 2, 3), "MPI_Isend": (MPI_P, 3, 10),
     "MPI_Irecv": (MPI_P, 4, 11), "MPI_Wait": (MPI_P, 5, 8), "MPI_Waitall": (MPI_P, 6, 8),

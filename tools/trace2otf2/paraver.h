@@ -14,7 +14,7 @@
 #define RUN_RECORDS  (1u << 20) /* records sorted in memory at a time: 56 MB */
 #define READ_RECORDS 4096u	/* per run while merging */
 
-/* Extrae's states (src/merger/paraver/labels.h), the ones we write and their colours. */
+/* Extrae's states, the ones we write, and their colours. */
 enum {
 	ST_IDLE = 0,
 	ST_RUNNING = 1,

@@ -71,7 +71,7 @@ const struct prv_kind_def prv_kinds[K_COUNT] = {
     [K_PTHREAD] = {TY_PTHREAD, "pthread call"},
 };
 
-/* Extrae's pthread call values (pthread_prv_events.c), and two of ours for semaphores. */
+/* Extrae's pthread call values, and two of ours for semaphores. */
 static const struct {
 	const char *prefix;
 	int value;
@@ -200,7 +200,7 @@ static const struct {
     {"MPI_Exscan", MPI_COLL, ST_GROUP_COMM, 214},
 };
 
-/* Extrae's CUDA call values (events.h, the order of its CUDA enum), by the name after "cuda"
+/* Extrae's CUDA call values (the order of its CUDA call enumeration), by the name after "cuda"
  * or "hip"; calls Extrae has no number for are valued GPU_VALUE_OTHER + their region id. */
 static const struct {
 	const char *suffix;
