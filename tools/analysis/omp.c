@@ -267,6 +267,18 @@ static void park_from(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 	}
 }
 
+/* A task goes on on t at ns: its frames f[0..n) (f[0] the task's, with its TaskId) enter
+ * again. */
+static void enter_again(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+			const struct frame *f, uint32_t n)
+{
+	if (!n || omp_enter(ps, l, t, ns, f[0].region, LT_OMP_task, f[0].obj, 0))
+		return;
+	for (uint32_t j = 1; j < n; j++)
+		if (!cv_push(ps->cv, t, f[j].region, f[j].fn, f[j].obj, f[j].obj2))
+			CV_EMIT(ps->cv, enter, l, ns, f[j].region);
+}
+
 /* Before frame i of t goes on or ends: the suspended tasks above it, which will go on
  * elsewhere or later, leave (park_from). */
 static void park_above(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
@@ -309,15 +321,7 @@ static int task_resumed(struct pstate *ps, struct tstate *t, uint64_t task, stru
 			continue;
 		struct parked pk = ps->parked[k];
 		ps->parked[k] = ps->parked[--ps->nparked];
-		for (uint32_t j = 0; j < pk.n; j++) {
-			const struct frame f = pk.f[j];
-			if (j == 0) {
-				if (omp_enter(ps, l, t, ns, f.region, LT_OMP_task, f.obj, 0))
-					return 1;
-			} else if (!cv_push(cv, t, f.region, f.fn, f.obj, f.obj2)) {
-				CV_EMIT(cv, enter, l, ns, f.region);
-			}
-		}
+		enter_again(ps, t, l, ns, pk.f, pk.n);
 		return 1;
 	}
 	for (size_t k = 0; k < ps->nts; k++) {
@@ -336,20 +340,11 @@ static int task_resumed(struct pstate *ps, struct tstate *t, uint64_t task, stru
 			for (uint32_t j = o->depth; j-- > at;)
 				CV_EMIT(cv, leave, ol, o->last_ns, o->stack[j].region, 0);
 			o->depth = at;
-		} else { /* under the task running there: they leave when it ends (see the end of a
-			    task) */
+		} else { /* under the task running there: they leave when it ends (TASK_END) */
 			for (uint32_t j = at; j < end; j++)
 				o->stack[j].fn = FN_MOVED;
 		}
-		for (uint32_t j = 0; j < n; j++) {
-			const struct frame f = moved[j];
-			if (j == 0) {
-				if (omp_enter(ps, l, t, ns, f.region, LT_OMP_task, f.obj, 0))
-					return 1;
-			} else if (!cv_push(cv, t, f.region, f.fn, f.obj, f.obj2)) {
-				CV_EMIT(cv, enter, l, ns, f.region);
-			}
-		}
+		enter_again(ps, t, l, ns, moved, n);
 		return 1;
 	}
 	return 0;
