@@ -267,8 +267,7 @@ const char *prv_base_name(const char *path);
 
 /* paraver_prv.c */
 void prv_spill(struct out *o);
-void prv_put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b, uint64_t a,
-	     uint32_t c);
+void prv_put_event(struct out *o, uint32_t loc, uint64_t time, uint32_t type, uint64_t value);
 void prv_put_state(struct out *o, uint32_t loc, uint64_t begin, uint64_t end, uint32_t state,
 		   uint32_t cpu);
 void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint64_t posted,

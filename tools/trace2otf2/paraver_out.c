@@ -402,7 +402,7 @@ static int location_end(struct cv *cv, struct cv_loc *l)
 
 static void event(struct out *o, uint32_t li, uint64_t t, uint32_t type, uint64_t value)
 {
-	prv_put(o, REC_EVENT, li, t, type, value, 0);
+	prv_put_event(o, li, t, type, value);
 }
 
 const char *prv_base_name(const char *path)

@@ -49,19 +49,12 @@ static void put(struct out *o, struct rec r)
 		o->end = last;
 }
 
-/* An event (type b, value a) or a communication, on location loc's CPU now. */
-void prv_put(struct out *o, int kind, uint32_t loc, uint64_t time, uint32_t b, uint64_t a,
-	     uint32_t c)
+/* An event of `type` and `value` of location loc at `time`, on loc's CPU now. */
+void prv_put_event(struct out *o, uint32_t loc, uint64_t time, uint32_t type, uint64_t value)
 {
 	uint32_t cpu = loc < o->nlocs ? o->locs[loc].cpu : 0;
-	put(o, (struct rec){.time = time,
-			    .a = a,
-			    .loc = loc,
-			    .b = b,
-			    .kind = (uint32_t)kind,
-			    .c = c,
-			    .cpu = cpu,
-			    .posted = a});
+	put(o, (struct rec){
+		   .time = time, .a = value, .loc = loc, .b = type, .kind = REC_EVENT, .cpu = cpu});
 }
 
 void prv_put_state(struct out *o, uint32_t loc, uint64_t begin, uint64_t end, uint32_t state,
