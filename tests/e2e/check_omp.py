@@ -20,8 +20,10 @@ Structure (always):
     PARALLEL Enters as ThreadTeamBegins;
   - every task created is executed and every task executed was created: the TaskId
     attributes of the TASK_CREATE and the TASK Enters are the same set (without TaskId
-    attributes: as many TASK Enters as TASK_CREATE Enters).  A task suspended and resumed
-    (libomp reports the switches) is entered again with the same TaskId: a resumption;
+    attributes: as many TASK Enters as TASK_CREATE Enters).  A task entered again with the
+    same TaskId is a resumption.  Region stacks are per task where the archive has task
+    events (untied tasks: ThreadTaskCreate/Switch/Complete, see otf2_tasks.py); each task
+    switched to was created and completes with none of its regions open;
   - a TaskDependsOn attribute is a comma-separated list of TaskIds of tasks created, not the
     task's own, and the task starts (first TASK Enter) after each of them ended (last Leave);
   - nothing is entered inside a lock API call (a WRAPPER region of paradigm OPENMP);
@@ -44,6 +46,7 @@ Expectations (each may be repeated; COUNT is N exactly, N+ at least N, or N-M fr
     --team-size SIZE=COUNT       ThreadTeamBegins in teams (communicators) of SIZE members
     --tasks COUNT                distinct tasks executed (TaskIds of TASK Enters)
     --task-resumptions COUNT     TASK Enters of a task already entered before
+    --task-switches COUNT        ThreadTaskSwitch events (untied tasks)
     --task-dependent COUNT       tasks with a TaskDependsOn attribute
     --task-edges COUNT           distinct (task, task it waits for) pairs in those
     --requested N=COUNT          ThreadForks that asked for N threads (0: the default)
@@ -66,6 +69,7 @@ import re
 import sys
 
 import otf2
+from otf2_tasks import TaskStacks
 
 ROLES = {name: getattr(otf2.RegionRole, name) for name in dir(otf2.RegionRole) if name.isupper()}
 ROLE_NAMES = {v: k for k, v in ROLES.items()}
@@ -158,7 +162,8 @@ def parse_expectations(args):
                     key = int(key)
                 out.append((opt, key, parse_count(count)))
             elif opt in ("--team-locations", "--fork-locations", "--tasks",
-                         "--task-resumptions", "--task-dependent", "--task-edges"):
+                         "--task-resumptions", "--task-dependent", "--task-edges",
+                         "--task-switches"):
                 out.append((opt, None, parse_count(val)))
             else:
                 usage("unknown option " + opt)
@@ -210,7 +215,7 @@ def main(argv):
     team_sizes = collections.Counter()
     requested = collections.Counter()
     team_locs, fork_locs = set(), set()
-    open_regions = collections.defaultdict(list)  # location -> [(region, task id)] entered
+    tstacks = TaskStacks()  # location -> [(region, task id)] open, per task (otf2_tasks.py)
     first_run, last_end = {}, {}  # task id -> its first TASK Enter, its last TASK Leave
     edges = set()  # (task, the task it waits for), from TaskDependsOn
     created_ids, run_ids = set(), collections.Counter()
@@ -222,6 +227,8 @@ def main(argv):
     with otf2.reader.open(anchor) as tr:
         for loc, ev in tr.events:
             kind = type(ev).__name__
+            if tstacks.event(loc, kind, ev):
+                continue
             if kind in MODEL_KINDS and ev.model != otf2.Paradigm.OPENMP:
                 continue
             if kind in ("Enter", "Leave"):
@@ -237,19 +244,19 @@ def main(argv):
                                                            region.name))
                     del want_parallel[loc]
                 if kind == "Leave":
-                    if open_regions[loc]:
-                        _, tid = open_regions[loc].pop()
+                    if tstacks.stack(loc):
+                        _, tid = tstacks.stack(loc).pop()
                         if tid is not None and region.region_role == otf2.RegionRole.TASK:
                             last_end[tid] = ev.time
                         if isinstance(tid, list):  # a wait: its Leave
                             tid[4] = ev.time
                     continue
-                inner = open_regions[loc][-1][0] if open_regions[loc] else None
+                inner = tstacks.stack(loc)[-1][0] if tstacks.stack(loc) else None
                 if inner and inner.region_role == otf2.RegionRole.WRAPPER:
                     errors.append("%s: Enter %r at %d inside the lock call %r" % (
                         loc.name, region.name, ev.time, inner.name))
                 tid = None
-                stack = open_regions[loc]
+                stack = tstacks.context(loc)
                 parent = next((t for r, t in reversed(stack) if r.region_role == otf2.RegionRole.TASK
                                and t is not None), ("implicit", loc))
                 if region.region_role == otf2.RegionRole.TASK and "--tasks-in-parallel" in flags and \
@@ -283,7 +290,7 @@ def main(argv):
                 if region.region_role == otf2.RegionRole.TASK_WAIT:
                     tid = [loc, parent, region.name, ev.time, None]
                     waits.append(tid)
-                open_regions[loc].append((region, tid))
+                tstacks.stack(loc).append((region, tid))
                 for c in (total, per_loc[loc]):
                     c.roles[region.region_role] += 1
                     c.names[region.name] += 1
@@ -355,6 +362,7 @@ def main(argv):
             if n:
                 errors.append("%s: OpenMP lock %d acquired %d times more than released" % (
                     loc.name, lock, n))
+    errors += tstacks.finish()
     par = total.roles[otf2.RegionRole.PARALLEL]
     if par != total.kinds["ThreadTeamBegin"]:
         errors.append("%d parallel region Enters, %d ThreadTeamBegin" % (
@@ -395,8 +403,10 @@ def main(argv):
         len(team_locs), len(fork_locs), dict(sorted(team_sizes.items())),
         dict(sorted(requested.items()))))
     dependent = len({task for task, _ in edges})
-    print("tasks: %d created, %d executed, %d resumptions; %d with dependences, %d edges" % (
-        len(created_ids) + created_noid, tasks, resumptions, dependent, len(edges)))
+    print("tasks: %d created, %d executed, %d resumptions, %d switches, %d moved; %d with "
+          "dependences, %d edges" % (len(created_ids) + created_noid, tasks, resumptions,
+                                     tstacks.switches, len(tstacks.moved), dependent,
+                                     len(edges)))
     print("total: " + total.summary())
 
     for opt, key, rng in expect:
@@ -427,6 +437,10 @@ def main(argv):
         elif opt == "--task-edges":
             if not in_range(len(edges), rng):
                 errors.append("%d task dependence edges, expected %s" % (len(edges), show(rng)))
+        elif opt == "--task-switches":
+            if not in_range(tstacks.switches, rng):
+                errors.append("%d ThreadTaskSwitch events, expected %s" % (tstacks.switches,
+                                                                          show(rng)))
         elif opt == "--task-resumptions":
             if not in_range(resumptions, rng):
                 errors.append("%d task resumptions, expected %s" % (resumptions, show(rng)))

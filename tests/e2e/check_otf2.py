@@ -7,7 +7,8 @@ checks its structure, then the ground truth the caller knows about the traced pr
 
 Structure (always): every event's references resolve; per location, the events counted
 equal the declared number, time stamps never decrease and stay inside the clock
-properties, Enter/Leave are balanced and matched; ThreadBegin follows the ThreadCreate of
+properties, Enter/Leave are balanced and matched (per task, where task events say which task
+a location runs: otf2_tasks.py); ThreadBegin follows the ThreadCreate of
 the same (contingent, sequence), ThreadWait follows the ThreadEnd; acquired locks are
 released by the location that acquired them, with the order number of that acquisition.
 
@@ -32,6 +33,7 @@ import subprocess
 import sys
 
 import otf2
+from otf2_tasks import TaskStacks
 
 
 def fail(msgs):
@@ -70,7 +72,7 @@ def main(argv):
     enters = collections.Counter()
     outer = {}  # location -> first region entered after ThreadBegin
     after_begin = set()
-    stacks = collections.defaultdict(list)
+    tasks = TaskStacks()
     last_time = {}
     created, ended = set(), set()
     begins = waits = 0
@@ -92,19 +94,22 @@ def main(argv):
             last_time[loc] = t
             if not lo <= t <= hi:
                 errors.append("%s: time %d outside the clock properties [%d, %d]" % (loc.name, t, lo, hi))
-            if kind == "Enter":
-                stacks[loc].append(ev.region)
+            if tasks.event(loc, kind, ev):
+                pass
+            elif kind == "Enter":
+                tasks.stack(loc).append(ev.region)
                 enters[ev.region.name] += 1
                 if loc in after_begin:
                     outer[loc] = ev.region.name
                     after_begin.discard(loc)
             elif kind == "Leave":
-                if not stacks[loc]:
+                stack = tasks.stack(loc)
+                if not stack:
                     errors.append("%s: Leave %s without Enter" % (loc.name, ev.region.name))
-                elif stacks[loc][-1] != ev.region:
-                    errors.append("%s: Leave %s, but %s is open" % (loc.name, ev.region.name, stacks[loc][-1].name))
+                elif stack[-1] != ev.region:
+                    errors.append("%s: Leave %s, but %s is open" % (loc.name, ev.region.name, stack[-1].name))
                 else:
-                    stacks[loc].pop()
+                    stack.pop()
             elif kind == "ThreadCreate":
                 created.add((ev.thread_contingent, ev.sequence_count))
             elif kind == "ThreadBegin":
@@ -133,9 +138,10 @@ def main(argv):
             n = sum(per_loc[loc].values())
             if n != loc.number_of_events:
                 errors.append("%s: %d events counted, %d declared" % (loc.name, n, loc.number_of_events))
-            if stacks[loc]:
-                errors.append("%s: %d regions never left" % (loc.name, len(stacks[loc])))
+            if tasks.left_open(loc):
+                errors.append("%s: %d regions never left" % (loc.name, tasks.left_open(loc)))
             print("%-28s %8d  %s" % (loc.name, n, ", ".join("%s=%d" % kv for kv in sorted(per_loc[loc].items()))))
+    errors += tasks.finish()
     markers = read_markers(anchor)
     mcount = collections.Counter(c for c, _ in markers)
     for c, text in markers:

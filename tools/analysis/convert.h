@@ -170,6 +170,8 @@ struct cv_process {
 /* An OpenMP thread team: the threads that ever took part in the teams one thread forked
  * at one nesting level with one size (libgomp and libomp reuse their threads, so that is
  * one team to a user). */
+enum cv_task_event { CV_TASK_CREATE, CV_TASK_SWITCH, CV_TASK_COMPLETE };
+
 struct cv_team {
 	uint32_t process, forker, size;
 	uint32_t *members; /* indices into cv.locs */
@@ -287,6 +289,17 @@ struct cv_ops {
 	void (*thread_join)(struct cv *cv, struct cv_loc *l, uint64_t t);
 	void (*team_begin)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
 	void (*team_end)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team);
+	/* OpenMP untied tasks, which may go on on another thread, as OTF2's ThreadTaskCreate,
+	 * ThreadTaskSwitch and ThreadTaskComplete write them: a task is (team, creator: the
+	 * creating thread's index in the team, gen: that thread's count of such tasks, from
+	 * 1); gen 0 is a thread's implicit task, the stack it had before the first switch.  A
+	 * task begins with a switch to it and its Enter, ends with its Leave, its completion
+	 * and a switch to what its thread goes on with; suspended, its thread switches away
+	 * and its open regions stay open until a thread switches to it again.  NULL: a backend
+	 * without task stacks: such a task leaves where it is suspended and enters again
+	 * where it goes on, as tied tasks do. */
+	void (*task_event)(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
+			   uint32_t team, uint32_t creator, uint32_t gen);
 	/* An Enter with attributes (a task's id, a Kokkos kernel's device...); NULL: enter(). */
 	void (*enter_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			    const struct cv_attr *attrs, unsigned nattrs);

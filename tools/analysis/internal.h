@@ -56,7 +56,8 @@ struct tstate {
 	uint32_t depth, cap;
 	uint64_t too_deep; /* frames refused above STACK_MAX and still open: their leaves go */
 	uint32_t index;
-	int omp_park; /* a task went on below suspended ones: they leave at its next record */
+	int omp_park;	   /* a task went on below suspended ones: they leave at its next record */
+	uint32_t task_gen; /* untied tasks it created (cv_ops.task_event) */
 	int began, ended, created, program;
 	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
 	struct held *held; /* locks held, with the order of their acquisition */
@@ -136,6 +137,7 @@ struct kspace {
 struct parked {
 	uint64_t task;
 	uint32_t n;
+	int switched; /* an untied task whose frames stay open on its own stack (task_event) */
 	struct frame f[8];
 };
 
@@ -163,6 +165,7 @@ struct pstate {
 	struct idmap tasks;	/* task id -> code address, from creation to completion */
 	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
 	struct idmap depends;	/* task id -> string id of the tasks it waits for */
+	struct idmap untied;	/* untied task id -> its task_event identity (omp.c) */
 	struct parked *parked;	/* suspended OpenMP tasks (omp.c) */
 	size_t nparked, parked_cap;
 	struct idmap ksections;	 /* Kokkos section id -> string id + 1 of its name */

@@ -280,6 +280,7 @@ out:
 	cv_idmap_free(&ps.tasks);
 	cv_idmap_free(&ps.writers);
 	cv_idmap_free(&ps.depends);
+	cv_idmap_free(&ps.untied);
 	cv_idmap_free(&ps.ksections);
 	cv_idmap_free(&ps.kregions);
 	cv_alloc_free(&ps.kmem);

@@ -259,6 +259,7 @@ static void park_from(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 		if (t->stack[j].fn == FN_OMP(LT_OMP_task) && ps->nparked < ps->parked_cap) {
 			pk = &ps->parked[ps->nparked++];
 			pk->task = t->stack[j].obj;
+			pk->switched = 0;
 			pk->n = t->depth - j < 8 ? t->depth - j : 8;
 			memcpy(pk->f, &t->stack[j], pk->n * sizeof(*pk->f));
 		}
@@ -291,6 +292,80 @@ static void park_above(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
 		}
 }
 
+/* An untied task's identity for cv_ops.task_event: team (20 bits), its creator's index in it
+ * (12 bits), generation (32 bits); a task frame keeps it in obj2 (0: a tied task). */
+static uint64_t untied_id(uint32_t team, uint32_t creator, uint32_t gen)
+{
+	return (uint64_t)gen << 32 | (uint64_t)creator << 20 | team;
+}
+
+static void task_event(struct cv *cv, struct cv_loc *l, uint64_t ns, enum cv_task_event what,
+		       uint64_t id)
+{
+	CV_EMIT(cv, task_event, l, ns, what, (uint32_t)(id & 0xfffff), (uint32_t)(id >> 20) & 0xfff,
+		(uint32_t)(id >> 32));
+}
+
+/* The team of t's innermost parallel region below stack index `below`, and t's index in it
+ * (its implicit task there); 0 when it has none. */
+static int team_place(struct cv *cv, const struct cv_loc *l, const struct tstate *t, uint32_t below,
+		      uint32_t *team, uint32_t *idx)
+{
+	for (uint32_t i = below; i-- > 0;) {
+		if (t->stack[i].fn != FN_OMP(LT_OMP_parallel))
+			continue;
+		const struct cv_team *tm = &cv->teams[(uint32_t)t->stack[i].obj2];
+		for (uint32_t k = 0; k < tm->nmembers; k++)
+			if (tm->members[k] == (uint32_t)(l - cv->locs)) {
+				*team = (uint32_t)t->stack[i].obj2;
+				*idx = k;
+				return *team < 1u << 20 && k < 1u << 12;
+			}
+		return 0;
+	}
+	return 0;
+}
+
+/* An untied task that had frame i of t no longer runs there (suspended, or complete): t goes
+ * on with the nearest untied task below it, or its implicit task. */
+static void switch_back(struct cv *cv, struct cv_loc *l, struct tstate *t, uint64_t ns, uint32_t i)
+{
+	for (uint32_t j = i; j-- > 0;)
+		if (t->stack[j].fn == FN_OMP(LT_OMP_task) && t->stack[j].obj2) {
+			task_event(cv, l, ns, CV_TASK_SWITCH, t->stack[j].obj2);
+			return;
+		}
+	uint32_t team, idx;
+	if (team_place(cv, l, t, i, &team, &idx))
+		task_event(cv, l, ns, CV_TASK_SWITCH, untied_id(team, idx, 0));
+}
+
+/* Untied task `task`, frame i of t, is suspended: its frames leave t's stack without a Leave
+ * (they stay open on the task's own stack) and t switches back (switch_back). */
+static void suspend_untied(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+			   uint32_t i, uint64_t task)
+{
+	park_above(ps, t, l, ns, i);
+	if (ps->nparked == ps->parked_cap) {
+		size_t cap = ps->parked_cap ? 2 * ps->parked_cap : 16;
+		struct parked *a = realloc(ps->parked, cap * sizeof(*a));
+		if (!a)
+			return; /* it stays on t: its thread's next frames nest in it */
+		ps->parked = a;
+		ps->parked_cap = cap;
+	}
+	uint32_t max = sizeof(ps->parked->f) / sizeof(ps->parked->f[0]);
+	while (t->depth > i + max) /* what does not fit leaves now */
+		CV_EMIT(ps->cv, leave, l, ns, t->stack[--t->depth].region, 0);
+	struct parked *pk = &ps->parked[ps->nparked++];
+	pk->task = task;
+	pk->switched = 1;
+	pk->n = t->depth - i;
+	memcpy(pk->f, &t->stack[i], pk->n * sizeof(*pk->f));
+	t->depth = i;
+	switch_back(ps->cv, l, t, ns, i);
+}
+
 /*
  * OMPT reports a task switch as the end of the suspended task and the begin of the next one,
  * and the suspended one's begin again when it goes on.  A task's region lasts from its first
@@ -298,11 +373,13 @@ static void park_above(struct pstate *ps, struct tstate *t, struct cv_loc *l, ui
  * nests in it (a task in its taskwait or taskgroup), the usual case for tied tasks.  A
  * suspended task (its frame's aux set) stays open until its thread goes on with or ends
  * something below it: then it leaves, and enters again where it goes on (park_above).  Returns
- * whether `task` beginning on t goes on where it was suspended.  An untied task that goes on on
- * another thread moves there with what it had open (its taskwait): it leaves the thread it
- * left at that thread's last record and enters this one again (a resumption, with its TaskId),
- * unless that thread runs another task inside it meanwhile (then it stays there, and the
- * converter closes it).
+ * whether `task` beginning on t goes on where it was suspended.  An untied task has its own
+ * stack where the backend has task events (suspend_untied): its frames wait, open, for the
+ * switch to it on whatever thread it goes on.  Without task events, an untied task that goes
+ * on on another thread moves there with what it had open (its taskwait): it leaves the thread
+ * it left at that thread's last record and enters this one again (a resumption, with its
+ * TaskId), unless that thread runs another task inside it meanwhile (then it stays there,
+ * and the converter closes it).
  */
 static int task_resumed(struct pstate *ps, struct tstate *t, uint64_t task, struct cv_loc *l,
 			uint64_t ns)
@@ -321,7 +398,14 @@ static int task_resumed(struct pstate *ps, struct tstate *t, uint64_t task, stru
 			continue;
 		struct parked pk = ps->parked[k];
 		ps->parked[k] = ps->parked[--ps->nparked];
-		enter_again(ps, t, l, ns, pk.f, pk.n);
+		if (!pk.switched) {
+			enter_again(ps, t, l, ns, pk.f, pk.n);
+			return 1;
+		}
+		task_event(cv, l, ns, CV_TASK_SWITCH, pk.f[0].obj2); /* its frames are open */
+		for (uint32_t j = 0; j < pk.n; j++)
+			if (cv_push(cv, t, pk.f[j].region, pk.f[j].fn, pk.f[j].obj, pk.f[j].obj2))
+				break;
 		return 1;
 	}
 	for (size_t k = 0; k < ps->nts; k++) {
@@ -432,13 +516,22 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 	}
 	case LT_REC_OMP_ENTER: {
 		uint64_t addr = c == LT_OMP_task_create ? p1 : 0;
+		uint64_t untied = 0;
 		if (c == LT_OMP_task_create && p0) {
 			uint64_t *a = cv_idmap_get(&ps->tasks, p0, 1);
 			if (a)
 				*a = p1;
+			uint32_t team, idx;
+			uint64_t *u = NULL;
+			if ((r->arg & LT_OMP_F_UNTIED) && cv->ops->task_event &&
+			    team_place(cv, l, t, t->depth, &team, &idx) &&
+			    (u = cv_idmap_get(&ps->untied, p0, 1)))
+				*u = untied = untied_id(team, idx, ++t->task_gen ? t->task_gen : 1);
 		}
 		uint32_t reg = omp_region(cv, ps->p, c, addr, ps->p->ompt);
 		omp_enter(ps, l, t, ns, reg, c, p0, 0);
+		if (untied)
+			task_event(cv, l, ns, CV_TASK_CREATE, untied);
 		break;
 	}
 	case LT_REC_OMP_ACQUIRED:
@@ -484,13 +577,18 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 			ompt = 1;
 		}
 		uint32_t reg = omp_region(cv, ps->p, LT_OMP_task, addr, ompt);
-		omp_enter(ps, l, t, ns, reg, LT_OMP_task, p0, 0);
+		uint64_t *u = cv_idmap_get(&ps->untied, p0, 0);
+		if (u && *u)
+			task_event(cv, l, ns, CV_TASK_SWITCH, *u);
+		omp_enter(ps, l, t, ns, reg, LT_OMP_task, p0, u ? *u : 0);
 		break;
 	}
 	case LT_REC_OMP_TASK_END: {
 		uint32_t i = task_frame(t, p0);
 		if (r->arg & LT_OMP_F_SWITCH) { /* suspended (OMPT): see task_resumed */
-			if (i < t->depth)
+			if (i < t->depth && t->stack[i].obj2)
+				suspend_untied(ps, t, l, ns, i, p0);
+			else if (i < t->depth)
 				t->stack[i].aux = 1;
 			break;
 		}
@@ -500,10 +598,15 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 					       : cv_pop_match(cv, l, t, ns, FN_OMP(LT_OMP_task), 0);
 		if (f)
 			CV_EMIT(cv, leave, l, ns, f->region, 0);
+		if (f && f->fn == FN_OMP(LT_OMP_task) && f->obj2) {
+			task_event(cv, l, ns, CV_TASK_COMPLETE, f->obj2);
+			switch_back(cv, l, t, ns, t->depth);
+		}
 		while (t->depth && t->stack[t->depth - 1].fn == FN_MOVED) /* see task_resumed */
 			CV_EMIT(cv, leave, l, ns, t->stack[--t->depth].region, 0);
 		cv_idmap_del(&ps->tasks, p0);
 		cv_idmap_del(&ps->depends, p0);
+		cv_idmap_del(&ps->untied, p0);
 		break;
 	}
 	case LT_REC_OMP_TASK_DEP:

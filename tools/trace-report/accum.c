@@ -75,8 +75,18 @@ int acc_init(struct acc *a, size_t nprocs)
 	return 0;
 }
 
+/* A task switched away from: the regions of the calls it had open, outermost first. */
+struct acc_suspended {
+	struct acc_task task;
+	uint32_t *regions;
+	uint32_t n;
+};
+
 void acc_free(struct acc *a)
 {
+	for (size_t i = 0; i < a->nsuspended; i++)
+		free(a->suspended[i].regions);
+	free(a->suspended);
 	for (size_t i = 0; a->procs && i < a->nprocs; i++) {
 		for (size_t j = 0; j < a->procs[i].n; j++)
 			free(a->procs[i].threads[j].name);
@@ -160,9 +170,10 @@ static struct acc_entry *entry_get(struct acc *a, struct acc_thread *t, uint32_t
 	return e;
 }
 
-void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function)
+/* Opens a call of region at ts; `calls`: it counts as a call (not a task going on). */
+static void push(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function,
+		 int calls)
 {
-	acc_event(t, ts);
 	if (region == UINT32_MAX) {
 		a->anomalies++;
 		return;
@@ -184,10 +195,16 @@ void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
 	struct acc_entry *e = entry_get(a, t, region);
 	if (!e)
 		return;
-	e->calls++;
+	e->calls += (uint64_t)calls;
 	e->open++;
 	int root = t->depth == 0 && function;
 	t->stack[t->depth++] = (struct acc_frame){region, e->open == 1, (uint8_t)root, ts, 0};
+}
+
+void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function)
+{
+	acc_event(t, ts);
+	push(a, t, ts, region, function, 1);
 }
 
 /* Closes the innermost open call at time ts. */
@@ -224,6 +241,71 @@ void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
 	}
 	while (t->depth >= i)
 		pop(t, ts);
+}
+
+static int same_task(const struct acc_task *x, uint32_t team, uint32_t creator, uint32_t gen)
+{
+	return x->team == team && x->creator == creator && x->gen == gen;
+}
+
+void acc_task_switch(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t team,
+		     uint32_t creator, uint32_t gen)
+{
+	acc_event(t, ts);
+	uint32_t base = t->task_base < t->depth ? t->task_base : t->depth;
+	if (t->task.gen && t->depth > base) { /* its open calls wait for it */
+		if (a->nsuspended == a->suspended_cap) {
+			size_t cap = a->suspended_cap ? 2 * a->suspended_cap : 16;
+			struct acc_suspended *s = realloc(a->suspended, cap * sizeof(*s));
+			if (!s) {
+				a->oom = 1;
+				return;
+			}
+			a->suspended = s;
+			a->suspended_cap = cap;
+		}
+		uint32_t n = t->depth - base;
+		uint32_t *r = malloc(n * sizeof(*r));
+		if (!r) {
+			a->oom = 1;
+			return;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			r[i] = t->stack[base + i].region;
+		a->suspended[a->nsuspended++] = (struct acc_suspended){t->task, r, n};
+		while (t->depth > base)
+			pop(t, ts);
+	}
+	t->task = (struct acc_task){team, creator, gen};
+	t->task_base = t->depth;
+	if (!gen)
+		return;
+	for (size_t i = 0; i < a->nsuspended; i++) {
+		struct acc_suspended s = a->suspended[i];
+		if (!same_task(&s.task, team, creator, gen))
+			continue;
+		a->suspended[i] = a->suspended[--a->nsuspended];
+		for (uint32_t j = 0; j < s.n; j++)
+			push(a, t, ts, s.regions[j], 0, 0);
+		free(s.regions);
+		return;
+	}
+}
+
+void acc_task_complete(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t team,
+		       uint32_t creator, uint32_t gen)
+{
+	acc_event(t, ts);
+	if (!same_task(&t->task, team, creator, gen)) {
+		a->anomalies++;
+		return;
+	}
+	if (t->depth > t->task_base) {
+		a->anomalies++;
+		while (t->depth > t->task_base)
+			pop(t, ts);
+	}
+	t->task.gen = 0;
 }
 
 /* Whether thread (proc, index) comes before the region's busiest so far. */

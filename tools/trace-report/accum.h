@@ -35,6 +35,10 @@ struct acc_thread {
 	uint32_t process, index;
 	uint32_t tid; /* the reader sets it when it knows it */
 	int seen;     /* an event was seen */
+	struct acc_task {
+		uint32_t team, creator, gen; /* gen 0: the thread's implicit task */
+	} task;				     /* the task it runs (acc_task_switch) */
+	uint32_t task_base;		     /* the depth where that task's own calls begin */
 };
 
 /* The run. */
@@ -45,6 +49,8 @@ struct acc {
 	size_t nprocs;
 	uint64_t anomalies; /* leaves without their enter, nesting too deep */
 	int oom;
+	struct acc_suspended *suspended; /* tasks switched away from, with their open calls */
+	size_t nsuspended, suspended_cap;
 };
 
 /* What the reader knows of each region and process, for acc_build. */
@@ -72,6 +78,19 @@ void acc_event(struct acc_thread *t, uint64_t ts);
  * is the bottom of the stack.
  */
 void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function);
+/*
+ * OTF2's task events (untied OpenMP tasks): t switches to task (team, creator, gen) at ts; gen
+ * 0 is t's implicit task.  The calls the task it ran had opened since it switched to it close
+ * at ts and wait for a switch to that task, on any thread, which opens them again without
+ * counting calls: a task's calls count once, its time where it ran.  An explicit task's calls
+ * lie above what it interrupted.
+ */
+void acc_task_switch(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t team,
+		     uint32_t creator, uint32_t gen);
+/* The task t runs completes: what it left open closes (an anomaly); t runs no explicit task
+ * until its next switch. */
+void acc_task_complete(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t team,
+		       uint32_t creator, uint32_t gen);
 /* The innermost open call of region is left at ts, with what was opened above it; a leave
  * of a region that is not open counts as an anomaly. */
 void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region);

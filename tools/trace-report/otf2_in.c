@@ -17,7 +17,9 @@
  *   Attribute          "ThreadId" on ThreadBegin (tid), "libtrace:closed_by_converter"
  *                      on a Leave (unclosed_regions)
  *   ClockProperties    the start date (realtime) and the run's duration (trace length)
- *   events             Enter and Leave feed the region stacks; every event counts in its
+ *   events             Enter and Leave feed the region stacks, ThreadTaskSwitch and
+ *                      ThreadTaskComplete switch them (an untied task's calls wait for it
+ *                      where it was suspended: acc_task_switch); every event counts in its
  *                      thread's events, lifetime; ProgramBegin gives the executable and
  *                      its arguments
  *   markers            "Lost events" (their count), "Truncated trace" (threads cut short,
@@ -742,6 +744,43 @@ static OTF2_CallbackCode ev_team(OTF2_LocationRef id, OTF2_TimeStamp time, void 
 	return count(id, time, ud);
 }
 
+static OTF2_CallbackCode ev_task_create(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					OTF2_AttributeList *a, OTF2_CommRef team, uint32_t creator,
+					uint32_t gen)
+{
+	(void)a;
+	(void)team;
+	(void)creator;
+	(void)gen;
+	return count(id, time, ud);
+}
+
+static OTF2_CallbackCode ev_task_switch(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					OTF2_AttributeList *a, OTF2_CommRef team, uint32_t creator,
+					uint32_t gen)
+{
+	struct in *in = ud;
+	(void)a;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	acc_task_switch(&in->acc, l->t, stamp(in, time), team, creator, gen);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_task_complete(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					  OTF2_AttributeList *a, OTF2_CommRef team,
+					  uint32_t creator, uint32_t gen)
+{
+	struct in *in = ud;
+	(void)a;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	acc_task_complete(&in->acc, l->t, stamp(in, time), team, creator, gen);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_metric(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
 				   OTF2_AttributeList *a, OTF2_MetricRef metric, uint8_t n,
 				   const OTF2_Type *types, const OTF2_MetricValue *values)
@@ -929,6 +968,9 @@ static int read_events(struct in *in, char *err, size_t errlen)
 	OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(cb, ev_join);
 	OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(cb, ev_team);
 	OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(cb, ev_team);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(cb, ev_task_create);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, ev_task_switch);
+	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, ev_task_complete);
 	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
 	rc = OTF2_Reader_RegisterGlobalEvtCallbacks(in->rd, ge, cb, in);
 	uint64_t n = 0;

@@ -140,6 +140,20 @@ static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t tea
 	count(l, t);
 }
 
+static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
+		       uint32_t team, uint32_t creator, uint32_t gen)
+{
+	struct acc_thread *s = l->out;
+	if (!s)
+		return;
+	if (what == CV_TASK_SWITCH)
+		acc_task_switch(A(cv), s, t, team, creator, gen);
+	else if (what == CV_TASK_COMPLETE)
+		acc_task_complete(A(cv), s, t, team, creator, gen);
+	else
+		acc_event(s, t);
+}
+
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
 {
 	(void)cv;
@@ -195,6 +209,7 @@ static const struct cv_ops profile_ops = {
     .thread_join = thread_join,
     .team_begin = team_begin,
     .team_end = team_begin,
+    .task_event = task_event,
     .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,

@@ -444,6 +444,21 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	      "ThreadTeamEnd");
 }
 
+static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
+		       uint32_t team, uint32_t creator, uint32_t gen)
+{
+	OTF2_CommRef c = team_comm(cv, team);
+	if (what == CV_TASK_CREATE)
+		check(cv, OTF2_EvtWriter_ThreadTaskCreate(l->out, NULL, t, c, creator, gen),
+		      "ThreadTaskCreate");
+	else if (what == CV_TASK_SWITCH)
+		check(cv, OTF2_EvtWriter_ThreadTaskSwitch(l->out, NULL, t, c, creator, gen),
+		      "ThreadTaskSwitch");
+	else
+		check(cv, OTF2_EvtWriter_ThreadTaskComplete(l->out, NULL, t, c, creator, gen),
+		      "ThreadTaskComplete");
+}
+
 /* The converter's attributes added to the shared list: the list, or NULL when it could not
  * take them (it is left empty then). */
 static OTF2_AttributeList *add_attrs(struct cv *cv, const struct cv_attr *attrs, unsigned n)
@@ -1218,6 +1233,7 @@ static const struct cv_ops otf2_ops = {
     .thread_fork = thread_fork,
     .thread_join = thread_join,
     .team_begin = team_begin,
+    .task_event = task_event,
     .team_end = team_end,
     .enter_attrs = enter_attrs,
     .metric = metric,

@@ -124,8 +124,10 @@ LT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 				      depend, priority, detach);
 	long off = task_off(arg_align);
 	struct task_hdr h = {{0, 0}, fn, cpyfn, data, off, arg_size, lt_thread_id(t), flags, 0};
-	OMP_ENTER_CS(t, LT_OMP_task_create, if_clause ? 0 : LT_OMP_F_UNDEFERRED, 2, h.id,
-		     (uintptr_t)fn);
+	OMP_ENTER_CS(t, LT_OMP_task_create,
+		     (if_clause ? 0 : LT_OMP_F_UNDEFERRED) |
+			 (flags & TASK_FLAG_UNTIED ? LT_OMP_F_UNTIED : 0),
+		     2, h.id, (uintptr_t)fn);
 	if ((flags & TASK_FLAG_DEPEND) && depend)
 		task_deps(t, h.id, depend);
 	lt_finish(t);
