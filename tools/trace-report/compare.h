@@ -14,16 +14,21 @@ enum rp_metric { RP_METRIC_INCLUSIVE, RP_METRIC_EXCLUSIVE, RP_METRIC_CALLS };
 
 struct rp_cmp_opts {
 	enum rp_metric metric;
-	double threshold; /* relative: 0.05 is 5 % */
-	double min_diff;  /* absolute, in the metric's unit (ns, or calls) */
-	double alpha;	  /* the noise test's significance level */
-	int force;	  /* compare different programs anyway */
-	int json;	  /* the result as JSON (libtrace-compare/1) */
-	int all;	  /* list the unchanged regions too */
+	double threshold;     /* relative: 0.05 is 5 % */
+	double min_diff;      /* absolute, in the metric's unit (ns, or calls) */
+	double alpha;	      /* the noise test's significance level */
+	int force;	      /* compare different programs anyway */
+	int json;	      /* the result as JSON (libtrace-compare/1) */
+	int all;	      /* list the unchanged regions too */
+	const char *junit;    /* also write JUnit XML there (NULL: no) */
+	const char *markdown; /* also write a Markdown summary there (NULL: no) */
 };
 
 /*
- * Compares and writes the result to out.  Returns RP_EXIT_OK (no region regressed),
+ * Compares and writes the result to out.  When either side holds runs of more than one
+ * program (and arguments), it compares a suite: the runs are paired by program and
+ * arguments, each pair compared, with one family of tests over all of them and one verdict.
+ * Returns RP_EXIT_OK (no region regressed),
  * RP_EXIT_REGRESSION, or RP_EXIT_NOT_COMPARABLE (the sides ran different programs and
  * force is off); RP_EXIT_ERROR when out of memory.
  */

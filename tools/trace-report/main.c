@@ -4,6 +4,7 @@
  * baseline's runs with a candidate's for CI (--compare): options, inputs, exit statuses.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -42,13 +43,16 @@ static const char usage[] =
     "  -h, --help           this text\n"
     "\n"
     "--compare BASELINE CANDIDATE: each a comma-separated list of trace directories, OTF2\n"
-    "archives and saved profiles (a profile may hold several runs).  Per region, the\n"
-    "median over each side's runs of the metric; a region regressed when the candidate's\n"
-    "median is above the baseline's by more than the threshold and by more than the\n"
-    "minimum difference, and, with 3 runs or more on each side, when its runs are slower\n"
-    "than the baseline's in a one-sided Mann-Whitney test at level alpha (for 3 against 3:\n"
-    "every candidate run slower than every baseline run).  Improvements are the mirror\n"
-    "image; regions on one side only are listed as appeared or vanished.\n"
+    "archives, saved profiles (a profile may hold several runs) and directories of these\n"
+    "(a suite).  Runs of several programs make a suite: runs are paired by program and\n"
+    "arguments, each pair compared, with one verdict.  Per region, the median over each\n"
+    "side's runs of the metric; a region regressed when the candidate's median is above\n"
+    "the baseline's by more than the threshold and by more than the minimum difference,\n"
+    "and, with 3 runs or more on each side, when its runs are slower than the baseline's\n"
+    "in a one-sided Mann-Whitney test, Holm-corrected over all regions tested so that\n"
+    "identical programs are flagged with a chance of at most alpha.  Improvements are the\n"
+    "mirror image; regions on one side only are listed as appeared or vanished, those too\n"
+    "short or too rare to measure as such.  Each change has its confidence interval.\n"
     "\n"
     "      --metric M       inclusive (default), exclusive: time per run; calls: calls\n"
     "                       per run\n"
@@ -58,7 +62,11 @@ static const char usage[] =
     "                       none for ns; calls: a number, default 0)\n"
     "      --alpha A        the noise test's level (default 0.05)\n"
     "      --force          compare runs of different programs\n"
-    "      --json           the comparison as JSON (schema libtrace-compare/1)\n"
+    "      --json           the comparison as JSON (schema libtrace-compare/1; a suite:\n"
+    "                       libtrace-compare-suite/1)\n"
+    "      --junit FILE     also write JUnit XML (a failing test case per region that\n"
+    "                       regressed) to FILE\n"
+    "      --markdown FILE  also write a Markdown summary (a pull request's comment)\n"
     "      --all            list the unchanged regions too\n"
     "\n"
     "Exit status:\n"
@@ -92,8 +100,86 @@ struct inputs {
 	size_t n;
 };
 
-/* Adds the runs of one input: a trace directory, an OTF2 archive or a saved profile.
- * Returns 0, or -1. */
+static int add_input(struct inputs *in, const char *path, const struct rp_options *opt);
+
+/* Whether dir/name is a directory holding a file named `file`. */
+static int holds(const char *dir, const char *name, const char *file)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int n = snprintf(p, sizeof(p), "%s/%s/%s", dir, name, file);
+	return n > 0 && (size_t)n < sizeof(p) && stat(p, &st) == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A suite directory: not an archive, not a trace directory (whose entries are process
+ * directories holding "meta"), but a directory of runs: trace directories, archives and saved
+ * profiles (*.json), read in name order.  Returns 1 after adding them, 0 when path is no
+ * suite, -1 on an error.
+ */
+static int add_suite(struct inputs *in, const char *path, const struct rp_options *opt)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int trace = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (holds(path, de->d_name, "meta"))
+			trace = 1;
+		size_t len = strlen(de->d_name);
+		char anchor[PATH_MAX + 16], p[2 * PATH_MAX + 64];
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", path, de->d_name) >= PATH_MAX)
+			continue;
+		struct stat st;
+		int run = (len > 5 && !strcmp(de->d_name + len - 5, ".json")) ||
+			  rp_is_otf2(p, anchor, sizeof(anchor));
+		if (!run && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			DIR *sub = opendir(p); /* a trace directory: a process directory in it */
+			struct dirent *se;
+			while (sub && !run && (se = readdir(sub)))
+				run = se->d_name[0] != '.' && holds(p, se->d_name, "meta");
+			if (sub)
+				closedir(sub);
+		}
+		if (!run)
+			continue;
+		if (n == cap) {
+			char **a = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*a));
+			if (!a)
+				break;
+			names = a;
+		}
+		if (!(names[n] = strdup(p)))
+			break;
+		n++;
+	}
+	closedir(d);
+	int rc = 0;
+	if (!trace && n) {
+		qsort(names, n, sizeof(*names), by_name);
+		rc = 1;
+		for (size_t i = 0; i < n && rc == 1; i++)
+			if (add_input(in, names[i], opt))
+				rc = -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* Adds the runs of one input: a trace directory, an OTF2 archive, a saved profile or a
+ * suite directory of these.  Returns 0, or -1. */
 static int add_input(struct inputs *in, const char *path, const struct rp_options *opt)
 {
 	char err[PATH_MAX + 512];
@@ -104,6 +190,11 @@ static int add_input(struct inputs *in, const char *path, const struct rp_option
 	}
 	char anchor[PATH_MAX + 16];
 	int archive = rp_is_otf2(path, anchor, sizeof(anchor));
+	if (!archive && S_ISDIR(st.st_mode)) {
+		int rc = add_suite(in, path, opt);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
 	if (archive || S_ISDIR(st.st_mode)) {
 		struct rp_run run;
 		struct warnings *w = opt->wctx;
@@ -245,6 +336,8 @@ enum {
 	OPT_FORCE,
 	OPT_NO_GIT,
 	OPT_DEBUG_DIR,
+	OPT_JUNIT,
+	OPT_MARKDOWN,
 };
 
 int main(int argc, char **argv)
@@ -263,6 +356,8 @@ int main(int argc, char **argv)
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"no-git", no_argument, NULL, OPT_NO_GIT},
 	    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	    {"junit", required_argument, NULL, OPT_JUNIT},
+	    {"markdown", required_argument, NULL, OPT_MARKDOWN},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -272,7 +367,7 @@ int main(int argc, char **argv)
 	const char *out_path = NULL, *min_diff_arg = NULL;
 	int json = 0, csv = 0, all = 0, compare = 0, c;
 	long top = 20;
-	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e6, 0.05, 0, 0, 0};
+	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e6, 0.05, 0, 0, 0, NULL, NULL};
 	struct warnings w = {0};
 	struct rp_options ro = {"/usr/lib/debug", 0, warn_stderr, &w};
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -301,6 +396,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_COMPARE:
 			compare = 1;
+			break;
+		case OPT_JUNIT:
+			co.junit = optarg;
+			break;
+		case OPT_MARKDOWN:
+			co.markdown = optarg;
 			break;
 		case OPT_THRESHOLD:
 			if (parse_percent(optarg, &co.threshold)) {
@@ -392,8 +493,9 @@ int main(int argc, char **argv)
 	} else if (optind == argc) {
 		fprintf(stderr, "trace-report: no RUN named\n");
 		return usage_error();
-	} else if (min_diff_arg || co.force) {
-		fprintf(stderr, "trace-report: --min-diff and --force go with --compare\n");
+	} else if (min_diff_arg || co.force || co.junit || co.markdown) {
+		fprintf(stderr, "trace-report: --min-diff, --force, --junit and --markdown go with "
+				"--compare\n");
 		return usage_error();
 	}
 

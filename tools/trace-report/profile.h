@@ -16,8 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RP_SCHEMA	  "libtrace-profile/1"
-#define RP_COMPARE_SCHEMA "libtrace-compare/1"
+#define RP_SCHEMA		"libtrace-profile/1"
+#define RP_COMPARE_SCHEMA	"libtrace-compare/1"
+#define RP_COMPARE_SUITE_SCHEMA "libtrace-compare-suite/1"
 
 /* Exit statuses of trace-report (see the usage text and docs/profiles-and-ci.md). */
 enum {
