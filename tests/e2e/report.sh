@@ -319,6 +319,63 @@ grep -qF "NOT COMPARABLE - $WORK/sb.json#0 ($WORK/sb.trace) ran slow_region, $WO
 "$REPORT" --compare --force "$WORK/base1.trace" "$WORK/count.trace" >/dev/null 2>&1
 [ $? -lt 2 ] || fail "--force did not compare"
 
+# ---- The gate's statistics: false alarms and power on synthetic profiles ----
+/usr/bin/python3 "$SRC/tests/e2e/compare_stats.py" "$REPORT" "$WORK/baseline.json" "$WORK" ||
+	fail "compare: false alarms or power (compare_stats.py)"
+
+# ---- A suite: 3 programs x 5 runs a side, one region of one program 2x slower ----
+# The knob is in the environment: runs pair by program and arguments.  slow_region's main
+# thread does the work itself (0 threads): with exclusive time, compute alone changes (with
+# threads, the main thread's pthread_join would wait longer too).
+mkdir -p "$WORK/suite-base" "$WORK/suite-new"
+for i in 1 2 3 4 5; do
+	for side in base new; do
+		f=1
+		[ $side = new ] && f=2
+		SLOW_REGION_FACTOR=$f traced "$WORK/suite-$side/slow.$i" "$SLOW" 1 0 ||
+			fail "slow_region failed"
+		traced "$WORK/suite-$side/count.$i" "$TESTBIN/count_events" 2 500 >/dev/null ||
+			fail "count_events failed"
+		traced "$WORK/suite-$side/deep.$i" "$TESTBIN/deep_regions" 2000 ||
+			fail "deep_regions failed"
+	done
+done
+report_status 1 --compare $QUIET --metric exclusive --junit "$WORK/suite.xml" --markdown "$WORK/suite.md" \
+	"$WORK/suite-base" "$WORK/suite-new"
+grep -q '^Verdict: REGRESSION - 1 of 3 programs slower: slow_region 1 0 (compute +' "$WORK/out" ||
+	fail "suite: the verdict does not name slow_region's compute: $(grep Verdict "$WORK/out")"
+report_status 1 --compare $QUIET --metric exclusive --json -o "$WORK/suite.json" "$WORK/suite-base" "$WORK/suite-new"
+python3 - "$WORK/suite.json" "$WORK/suite.xml" "$WORK/suite.md" <<'PY' || fail "suite outputs"
+import json, sys, xml.etree.ElementTree as ET
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "libtrace-compare-suite/1" and d["exit_status"] == 1, d["schema"]
+progs = {" ".join([p["baseline"]["runs"][0]["program"]] + p["baseline"]["runs"][0]["arguments"]): p
+         for p in d["programs"]}
+assert sorted(progs) == ["count_events 2 500", "deep_regions 2000", "slow_region 1 0"], sorted(progs)
+for name, p in progs.items():
+    assert len(p["baseline"]["runs"]) == 5 and len(p["candidate"]["runs"]) == 5, name
+    bad = [r["name"] for r in p["regions"] if r["status"] == "regressed"]
+    assert bad == (["compute"] if name.startswith("slow_region") else []), (name, bad)
+    assert p["verdict"] == ("regression" if bad else "ok"), name
+# JUnit: one failing case, slow_region's compute; the others pass.
+root = ET.parse(sys.argv[2]).getroot()
+assert root.tag == "testsuites" and root.get("failures") == "1", root.attrib
+cases = [(s.get("name"), c.get("name"), c.find("failure") is not None)
+         for s in root.findall("testsuite") for c in s.findall("testcase")]
+failed = [(s, c) for s, c, f in cases if f]
+assert failed == [("slow_region 1 0", "user compute")], cases
+assert len(cases) == 3, cases
+# Markdown: the table of programs and the regression with its confidence interval.
+md = open(sys.argv[3]).read()
+assert md.startswith("## Performance: regression"), md[:80]
+assert "| slow\\_region 1 0 | 5 vs 5 | 1 |" in md, md
+rows = [l for l in md.splitlines() if l.startswith("| slow\\_region 1 0 | compute |")]
+assert len(rows) == 1 and "[+" in rows[0], rows
+print("suite: slow_region's compute regressed alone; JUnit and Markdown agree")
+PY
+# The same suite against itself: nothing.
+report_status 0 --compare $QUIET "$WORK/suite-base" "$WORK/suite-base"
+
 # ---- Errors: exit 3, naming the file and what is wrong ----
 report_status 3 --compare "$WORK/nothing-here" "$BASE"
 grep -q 'nothing-here' "$WORK/err" || fail "a missing directory is not named"

@@ -4,11 +4,14 @@
  *
  *   slow_region [FACTOR [THREADS [sleep|spin [extra]]]]
  *
- * THREADS threads (default 2) each run ROUNDS rounds of region "compute" (COMPUTE_MS x
- * FACTOR, FACTOR default 1) followed by region "io" (IO_MS, whatever FACTOR is); the main
- * thread creates and joins them.  With "extra", the main thread first runs a region "extra"
+ * THREADS threads (default 2; 0: the main thread itself) each run ROUNDS rounds of region "compute"
+ * (COMPUTE_MS x FACTOR, FACTOR default 1) followed by region "io" (IO_MS, whatever FACTOR is); the
+ * main thread creates and joins them.  With "extra", the main thread first runs a region "extra"
  * that other runs do not have: three calls, each inside the one before (recursion), the
  * innermost waiting EXTRA_US.
+ *
+ * SLOW_REGION_FACTOR in the environment multiplies FACTOR: a knob that leaves the command line
+ * as it is (a suite comparison pairs runs by program and arguments).
  *
  * "compute" waits in nanosleep by default: on a shared 2-core machine a test that compares
  * runs must not depend on how much CPU the other tests leave us, and a sleep takes its time
@@ -86,7 +89,10 @@ int main(int argc, char **argv)
 		threads = atoi(argv[2]);
 	if (argc > 3)
 		spin = !strcmp(argv[3], "spin");
-	if (argc > 5 || factor <= 0 || threads < 1 || threads > 1000 ||
+	const char *knob = getenv("SLOW_REGION_FACTOR");
+	if (knob)
+		factor *= atof(knob);
+	if (argc > 5 || factor <= 0 || threads < 0 || threads > 1000 ||
 	    (argc > 3 && !spin && strcmp(argv[3], "sleep")) ||
 	    (argc > 4 && strcmp(argv[4], "extra"))) {
 		fprintf(stderr, "usage: %s [FACTOR [THREADS [sleep|spin [extra]]]]\n", argv[0]);
@@ -94,6 +100,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 4)
 		extra(3);
+	if (!threads) { /* the main thread does the work itself */
+		work(NULL);
+		return 0;
+	}
 	pthread_t *th = calloc((size_t)threads, sizeof(*th));
 	if (!th)
 		return 1;

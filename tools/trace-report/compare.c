@@ -6,12 +6,16 @@
  * or calls; 0 in a run that never entered it), the median over each side's runs.  A region
  * regressed when the candidate's median exceeds the baseline's by more than the relative
  * threshold AND by more than the absolute minimum, and, when each side has 3 runs or more,
- * when a one-sided Mann-Whitney rank test says the candidate's runs are slower than the
- * baseline's at level alpha (for 3 against 3 runs: every candidate run slower than every
- * baseline run).  Improvements are the mirror image.  Regions found on one side only are
- * listed as appeared or vanished, never a reason to refuse; a thread start routine whose
- * line moved in its file ("work @a.c:12" against "work @a.c:14") is matched by its
- * function and file names (not "work @b.c:12").
+ * when a one-sided Mann-Whitney rank test says the candidate's runs are slower, at level
+ * alpha after Holm's correction over every region tested (decide()): identical programs are
+ * flagged anywhere with a chance of alpha at most.  Improvements are the mirror image.
+ * Regions too short (median below the minimum) or too rare (in fewer than half a side's
+ * runs) are unmeasured, not tested; each change has a distribution-free confidence interval
+ * (change_ci).  Regions found on one side only are listed as appeared or vanished, never a
+ * reason to refuse; a thread start routine whose line moved in its file ("work @a.c:12"
+ * against "work @a.c:14") is matched by its function and file names (not "work @b.c:12").
+ * Runs of several programs (or arguments) make a suite: paired by program and arguments,
+ * each pair compared, one family of tests and one verdict; JUnit XML and Markdown besides.
  * Runs of different programs (executable base names) are not comparable.
  */
 #define _GNU_SOURCE
