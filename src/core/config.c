@@ -42,6 +42,11 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_SAMPLE_PERIOD", LT_OPT_DURATION, "10ms", NULL,
      "Period of the sampler thread (energy, temperature, memory, CPU placement): 100us to "
      "60s, with a unit ns, us, ms or s; 0 turns the sampler thread off."},
+    {"LIBTRACE_STACK_SAMPLING", LT_OPT_DURATION, "0", NULL,
+     "Samples each thread's call stack every this much of its CPU time (100us to 60s, a "
+     "unit ns, us, ms or s; 0: off), unwound with libunwind, through a timer per thread "
+     "that sends signal SIGRTMAX-7 (SIGPROF and the program's own timers stay the "
+     "program's)."},
     {"LIBTRACE_SAMPLERS", LT_OPT_SAMPLERS, "all", NULL,
      "Comma-separated samplers: energy (RAPL), temperature (hwmon, thermal zones), memory "
      "(resident set, memory per NUMA node), cpu (each thread's CPU and NUMA node); or all, "
@@ -84,6 +89,7 @@ enum {
 	OPT_CLOCK,
 	OPT_KOKKOS_FENCE,
 	OPT_SAMPLE_PERIOD,
+	OPT_STACK_SAMPLING,
 	OPT_SAMPLERS,
 	OPT_SYSFS_ROOT,
 	OPT_PAPI_EVENTS,
@@ -296,7 +302,8 @@ static int apply(size_t i, const char *v)
 		SET(i).num = (unsigned)c; /* auto, on, off */
 		return 0;
 	}
-	case OPT_SAMPLE_PERIOD: {
+	case OPT_SAMPLE_PERIOD:
+	case OPT_STACK_SAMPLING: {
 		uint64_t ns;
 		if (parse_duration(v, &ns) || (ns && (ns < 100000 || ns > 60000000000ull)))
 			return -1;
@@ -413,6 +420,7 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		format_words(buf, len, o->name, lt_module_names, (unsigned)SET(i).num);
 		break;
 	case OPT_SAMPLE_PERIOD:
+	case OPT_STACK_SAMPLING:
 		snprintf(buf, len, "%s=%lluns", o->name, (unsigned long long)SET(i).num);
 		break;
 	case OPT_SYSFS_ROOT:

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 7
+#define LT_FORMAT_MINOR 8
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -107,6 +107,7 @@ struct lt_rec {
 };
 
 #define LT_REC_WORDS_MAX 255u
+#define LT_STACK_MAX	 64u   /* frames of a STACK record */
 #define LT_STRING_MAX	 1023u /* longest interned string; longer ones are cut */
 
 #define LT_NO_THREAD 0xffffffffu
@@ -231,8 +232,13 @@ enum lt_rec_type {
 				   * 32 | context id; p[3]: stream id; p[4]: correlation id;
 				   * p[5]: bytes (copies, sets); kernels: p[5..7] grid and block
 				   * as LAUNCH's p[1..3] */
-	LT_REC_MAIN = 43, /* the program's main begins (sub 1) or returns (sub 0), on the main
-			   * thread; a process that has them says so in its meta file (main) */
+	LT_REC_MAIN = 43,  /* the program's main begins (sub 1) or returns (sub 0), on the main
+			    * thread; a process that has them says so in its meta file (main) */
+	LT_REC_STACK = 44, /* a sample of the thread's call stack, taken after `arg` ns of its
+			    * CPU time (LIBTRACE_STACK_SAMPLING): p[0..words-3] the return
+			    * addresses (at most LT_STACK_MAX), innermost (the interrupted
+			    * instruction) first; sub 1: the unwinding stopped early (an
+			    * unreadable frame) */
 	LT_REC_TYPE_MAX
 };
 
@@ -283,7 +289,8 @@ enum lt_rec_type {
 	X(GPU_ENTER)      \
 	X(GPU_LEAVE)      \
 	X(GPU_ACTIVITY)   \
-	X(MAIN)
+	X(MAIN)           \
+	X(STACK)
 
 enum lt_rec_word {
 	LT_W_THREAD_BEGIN_START = 0,  /* start routine address, 0: none */

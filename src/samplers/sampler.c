@@ -269,6 +269,7 @@ static void *sampler_main(void *arg)
 {
 	(void)arg;
 	lt_tls_guard = 1; /* nothing this thread does is traced */
+	lt_helper_thread = 1;
 	struct lt_thread *t = S.t;
 	if (t) {
 		/* After a pause: the same thread of the trace, on a new thread of the OS. */

@@ -326,6 +326,12 @@ struct cv_ops {
 	void (*leave_attrs)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			    const struct cv_attr *attrs, unsigned nattrs);
 	void (*gpu_activity)(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op *op);
+	/* A sample of the thread's call stack (LIBTRACE_STACK_SAMPLING): ctx, the calling
+	 * context of the innermost frame (an index into cv.ctxs: its parents are the frames
+	 * that called it, up to the outermost unwound), `depth` frames; it stands for cpu_ns of
+	 * the thread's CPU time. */
+	void (*sample)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
+		       uint64_t cpu_ns);
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };
 
@@ -381,6 +387,7 @@ struct cv {
 	struct cv_ctx *ctxs;	   /* calling contexts (LIBTRACE_CALLSITE_DEPTH > 1) */
 	uint32_t nctxs, ctxs_cap;
 	struct cv_strmap *ctx_map; /* key: region:scl:parent */
+	uint64_t sample_period;	   /* the least CPU time (ns) a stack sample stood for; 0: none */
 	struct cv_papi *papis;	   /* PAPI event sets */
 	uint32_t npapis, papis_cap;
 	/*

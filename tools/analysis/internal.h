@@ -246,6 +246,11 @@ void cv_leak_add(struct pstate *ps, const struct kalloc *k, int kind, const char
 void cv_add_prop(struct cv *cv, const char *name, const char *value);
 struct cv_loc *cv_new_loc(struct cv *cv);
 void cv_callsite(struct pstate *ps, struct tstate *t, uint64_t ra);
+/* The calling context (id + 1; 0: none) of a stack sample's frames ips[0..n), innermost
+ * (the interrupted instruction) first, the others return addresses. */
+uint32_t cv_stack_context(struct pstate *ps, const uint64_t *ips, unsigned n);
+void cv_stack_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		     const struct lt_rec *r);
 void cv_add_note(struct cv *cv, const char *what, const char *name, const char *why);
 
 /* thread.c */

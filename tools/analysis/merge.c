@@ -88,6 +88,9 @@ static void handle_rec(struct pstate *ps, struct tstate *t, const struct lt_rec 
 	case LT_REC_CPU:
 		cv_cpu_change(ps, t, ns, r->arg, r->sub);
 		break;
+	case LT_REC_STACK:
+		cv_stack_record(ps, t, l, ns, r);
+		break;
 	case LT_REC_LOST: {
 		uint64_t n = lt_rec_word(r, LT_W_LOST_COUNT);
 		char text[160];

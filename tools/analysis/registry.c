@@ -375,6 +375,20 @@ void cv_callsite(struct pstate *ps, struct tstate *t, uint64_t ra)
 	cv->cur_ctx = ctx_of(cv, func, scl, parent);
 }
 
+uint32_t cv_stack_context(struct pstate *ps, const uint64_t *ips, unsigned n)
+{
+	struct cv *cv = ps->cv;
+	uint32_t parent = 0;
+	for (unsigned i = n; i-- > 0;) {
+		/* scl_of resolves the address before a return address: the interrupted
+		 * instruction itself is ips[0] + 1 then. */
+		uint32_t f, s = scl_of(cv, ps->p, i ? ips[i] : ips[i] + 1, &f);
+		if (s)
+			parent = ctx_of(cv, f, s, parent);
+	}
+	return parent;
+}
+
 /* Why a sampler or a GPU layer (what) was off, kept once per name and reason for the
  * summary. */
 void cv_add_note(struct cv *cv, const char *what, const char *name, const char *why)

@@ -197,3 +197,22 @@ int cv_write_core_view(struct cv *cv)
 	}
 	return 0;
 }
+
+/* A sample of a thread's call stack (LT_REC_STACK). */
+void cv_stack_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
+		     const struct lt_rec *r)
+{
+	(void)t;
+	struct cv *cv = ps->cv;
+	unsigned n = r->words - 2u;
+	uint32_t ctx = n ? cv_stack_context(ps, (const uint64_t *)(r + 1), n) : 0;
+	if (!ctx) {
+		cv->stats.anomalies++;
+		return;
+	}
+	if (!cv->sample_period)
+		cv_string(cv, "CPU time sampling"); /* the name of the interrupt generator */
+	if (r->arg && (!cv->sample_period || r->arg < cv->sample_period))
+		cv->sample_period = r->arg;
+	CV_EMIT(cv, sample, l, ns, ctx - 1, n, r->arg);
+}

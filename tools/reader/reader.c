@@ -157,6 +157,8 @@ static unsigned max_words(unsigned type)
 		return 2 + 1;
 	case LT_REC_GPU_ACTIVITY: /* start, end, device/context, stream, correlation, 3 more */
 		return 2 + 8;
+	case LT_REC_STACK:
+		return 2 + LT_STACK_MAX;
 	default:
 		return 8;
 	}

@@ -444,6 +444,15 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	      "ThreadTeamEnd");
 }
 
+/* A stack sample: its calling context, all `depth` frames unwound (Score-P's sampling). */
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
+		   uint64_t cpu_ns)
+{
+	(void)cpu_ns; /* the interrupt generator's period says what a sample stands for */
+	check(cv, OTF2_EvtWriter_CallingContextSample(l->out, NULL, t, ctx, depth, 0),
+	      "CallingContextSample");
+}
+
 static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
 		       uint32_t team, uint32_t creator, uint32_t gen)
 {
@@ -816,6 +825,13 @@ static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
 			  cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
 					     : OTF2_UNDEFINED_CALLING_CONTEXT),
 		      "CallingContext");
+	if (cv->sample_period) /* stack samples: one period of each thread's CPU time */
+		check(cv,
+		      OTF2_GlobalDefWriter_WriteInterruptGenerator(
+			  g, 0, str_ref(cv_string(cv, "CPU time sampling")),
+			  OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
+			  cv->sample_period),
+		      "InterruptGenerator");
 	/* PAPI: one member per event of each set (values since the thread's start), one
 	 * synchronous class per set, STRICT where every Enter and Leave of every location
 	 * that used it carried a reading. */
@@ -1234,6 +1250,7 @@ static const struct cv_ops otf2_ops = {
     .thread_join = thread_join,
     .team_begin = team_begin,
     .task_event = task_event,
+    .sample = sample,
     .team_end = team_end,
     .enter_attrs = enter_attrs,
     .metric = metric,

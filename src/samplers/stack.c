@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * stack.c - call-stack sampling (LIBTRACE_STACK_SAMPLING=<period>).  Each thread has a POSIX
+ * timer on its own CPU-time clock (CLOCK_THREAD_CPUTIME_ID) that sends LT_STACK_SIGNAL to
+ * that thread (SIGEV_THREAD_ID): a thread is sampled for the CPU time it uses, a blocked one
+ * not at all.  The handler unwinds the interrupted context through DWARF with libunwind
+ * (local unwinding, per-thread cache) and records the return addresses in the thread's own
+ * buffer (LT_REC_STACK), as any event.
+ *
+ * libunwind is loaded privately (dlopen RTLD_LOCAL, when sampling is asked for): never a
+ * load-time dependency of libtrace.so, and its _Unwind_* functions are not in the global
+ * scope, so the program's C++ exceptions keep libgcc's unwinder.
+ *
+ * Safety.  The signal is a real-time one the program is unlikely to use, not SIGPROF: a
+ * program's own ITIMER_PROF and SIGPROF handler keep working.  The handler records nothing
+ * while the tracer runs on the thread (its guard: the record being written is whole), keeps
+ * errno, and ignores the signal when someone else sent it.  A thread that blocks the signal
+ * is not sampled.  Timers are per thread and not inherited: a forked child's thread gets its
+ * own when it registers; before exec the calling thread's timer goes and a pending sample is
+ * taken out of the way (exec keeps pending signals, and the new program would die of it).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/module.h"
+
+#if __has_include(<libunwind.h>) && defined(__x86_64__)
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#define HAVE_UNWIND 1
+#else
+#define HAVE_UNWIND 0
+#endif
+
+#define LT_STACK_SIGNAL (SIGRTMAX - 7)
+
+static uint64_t period; /* ns of CPU time; 0: off */
+static int ready;	/* the handler is installed and libunwind loaded */
+
+#if HAVE_UNWIND
+static struct {
+	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+	unw_addr_space_t *local_as;
+} unw;
+
+static int load_unwind(void)
+{
+	static const char *const names[] = {"libunwind.so.8", "libunwind.so"};
+	void *h = NULL;
+	for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		lt_warn("stack sampling: cannot load libunwind (%s); LIBTRACE_STACK_SAMPLING "
+			"ignored",
+			dlerror());
+		return -1;
+	}
+#define SYM(field, name)                                                                       \
+	do {                                                                                   \
+		*(void **)&unw.field = dlsym(h, name);                                         \
+		if (!unw.field) {                                                              \
+			lt_warn("stack sampling: libunwind lacks %s; LIBTRACE_STACK_SAMPLING " \
+				"ignored",                                                     \
+				name);                                                         \
+			return -1;                                                             \
+		}                                                                              \
+	} while (0)
+	SYM(init_local2, "_ULx86_64_init_local2");
+	SYM(step, "_ULx86_64_step");
+	SYM(get_reg, "_ULx86_64_get_reg");
+	SYM(set_caching_policy, "_ULx86_64_set_caching_policy");
+	SYM(local_as, "_ULx86_64_local_addr_space");
+#undef SYM
+	unw.set_caching_policy(*unw.local_as, UNW_CACHE_PER_THREAD);
+	return 0;
+}
+
+/* Unwinds the interrupted context uc and records it on t (guard held): a sample that stands
+ * for `overrun` + 1 periods (the kernel checks CPU-time timers at its tick, so a period
+ * shorter than the tick is reached several times at once). */
+static void sample(struct lt_thread *t, void *uc, int overrun)
+{
+	unw_cursor_t cur;
+	uint64_t ips[LT_STACK_MAX];
+	unsigned n = 0;
+	int r = unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME);
+	if (r < 0)
+		return;
+	do {
+		unw_word_t ip;
+		if (unw.get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		ips[n++] = ip;
+	} while (n < LT_STACK_MAX && (r = unw.step(&cur)) > 0);
+	if (!n)
+		return;
+	unsigned words = 2 + n;
+	uint64_t *p = lt_reserve(t, words);
+	uint64_t ns = period * (uint64_t)(overrun > 0 ? overrun + 1 : 1);
+	lt_rec_put(p, lt_now(), LT_REC_STACK, words,
+		   r<0, ns> UINT32_MAX ? UINT32_MAX : (uint32_t)ns);
+	memcpy(p + 2, ips, n * sizeof(*ips));
+	lt_commit(t);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	if (si->si_code != SI_TIMER)
+		return; /* not our timer's */
+	int saved = errno;
+	struct lt_thread *t = lt_self;
+	if (t && !t->guard && lt_state == LT_STATE_ON) {
+		lt_guard_take(t);
+		sample(t, uc, si->si_overrun);
+		lt_finish(t);
+	}
+	errno = saved;
+}
+#endif
+
+static void start(int forked)
+{
+	if (forked)
+		return; /* the handler and libunwind came with the parent's memory */
+	period = lt_setting("LIBTRACE_STACK_SAMPLING");
+	if (!period)
+		return;
+#if HAVE_UNWIND
+	if (load_unwind())
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(LT_STACK_SIGNAL, &sa, NULL)) {
+		lt_warn("stack sampling: cannot handle signal SIGRTMAX-7: %s", strerror(errno));
+		return;
+	}
+	ready = 1;
+#else
+	lt_warn("stack sampling: this libtrace was built without libunwind; "
+		"LIBTRACE_STACK_SAMPLING ignored");
+#endif
+}
+
+extern const struct lt_module lt_module_stack;
+
+/* The thread's timer: its id + 1 in the module's per-thread word (0: none). */
+static void thread_start(struct lt_thread *t)
+{
+	if (!ready || lt_helper_thread)
+		return; /* the tracer's own threads (the sampler) are not the program's */
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = LT_STACK_SIGNAL;
+	sev._sigev_un._tid = (pid_t)t->tid;
+	timer_t timer;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer))
+		return;
+	struct itimerspec its;
+	its.it_interval.tv_sec = (time_t)(period / 1000000000u);
+	its.it_interval.tv_nsec = (long)(period % 1000000000u);
+	its.it_value = its.it_interval;
+	if (timer_settime(timer, 0, &its, NULL)) {
+		timer_delete(timer);
+		return;
+	}
+	lt_local(t, &lt_module_stack)->n = (uint64_t)(uintptr_t)timer + 1;
+}
+
+static void thread_end(struct lt_thread *t)
+{
+	union lt_local *w = lt_local(t, &lt_module_stack);
+	if (w->n) {
+		timer_delete((timer_t)(uintptr_t)(w->n - 1));
+		w->n = 0;
+	}
+}
+
+static void before_exec(void)
+{
+	struct lt_thread *t = lt_self;
+	if (!ready || !t)
+		return;
+	thread_end(t);
+	/* A sample already sent and still pending would outlive exec: take it now. */
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, LT_STACK_SIGNAL);
+	if (pthread_sigmask(SIG_BLOCK, &set, &old) == 0) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&set, NULL, &zero) == LT_STACK_SIGNAL)
+			;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+}
+
+LT_MODULE(stack) = {
+    .name = "stack",
+    .order = 40,
+    .start = start,
+    .thread_start = thread_start,
+    .thread_end = thread_end,
+    .before_exec = before_exec,
+};

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Call-stack sampling (LIBTRACE_STACK_SAMPLING): stacks unwound through DWARF in code built
+# without frame pointers, as OTF2 CallingContextSample events; libunwind stays private (not a
+# dependency of libtrace.so, not the program's C++ unwinder); a program's own SIGPROF timer
+# keeps working.
+. "$(dirname "$0")/lib.sh"
+need_converter
+grep -q _ULx86_64_init_local2 "$LIB" || skip "libtrace.so was built without libunwind.h: no stack sampling"
+CFLAGS="-O2 -g -fomit-frame-pointer -Wall -Wextra -Werror"
+gcc $CFLAGS "$SRC/tests/programs/stack_split.c" -o "$WORK/stack_split" || fail "build stack_split"
+gcc $CFLAGS "$SRC/tests/programs/own_sigprof.c" -o "$WORK/own_sigprof" || fail "build own_sigprof"
+g++ $CFLAGS "$SRC/tests/programs/throw_catch.cpp" -o "$WORK/throw_catch" || fail "build throw_catch"
+
+# libtrace.so needs the C library alone at load time.
+needed=$(readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+[ "$needed" = "libc.so.6 " ] || fail "libtrace.so needs: $needed"
+
+# 600 ms of CPU, 70 % in hot_a, 30 % in hot_b, both reached through main -> outer -> inner.
+LIBTRACE_STACK_SAMPLING=1ms traced "$WORK/split.trace" "$WORK/stack_split" 600 >"$WORK/out" ||
+	fail "stack_split under sampling"
+"$CONVERT" -q "$WORK/split.trace" -o "$WORK/split.otf2" || fail "trace2otf2"
+otf2-print -Werror "$WORK/split.otf2/traces.otf2" >/dev/null || fail "otf2-print -Werror"
+/usr/bin/python3 "$SRC/tests/e2e/check_otf2.py" "$WORK/split.otf2/traces.otf2" >/dev/null ||
+	fail "check_otf2"
+/usr/bin/python3 - "$WORK/split.otf2/traces.otf2" <<'PY' || fail "the samples"
+import collections, sys
+import otf2
+n, through, a, b = 0, 0, 0, 0
+with otf2.reader.open(sys.argv[1]) as tr:
+    gens = list(tr.definitions.interrupt_generators)
+    assert len(gens) == 1 and gens[0].period > 0, gens
+    for loc, ev in tr.events:
+        if type(ev).__name__ != "CallingContextSample":
+            continue
+        path, c = [], ev.calling_context
+        while c is not None:
+            path.append(c.region.name)
+            c = c.parent
+        path.reverse()  # outermost first
+        assert ev.unwind_distance == len(path), (ev.unwind_distance, path)
+        n += 1
+        if "main" in path and "outer" in path[path.index("main"):] and "inner" in path:
+            i = path.index("main")
+            if path[i + 1:i + 3] == ["outer", "inner"]:
+                through += 1
+        a += "hot_a" in path
+        b += "hot_b" in path
+assert n >= 50, "only %d samples" % n
+share = a / (a + b) if a + b else 0
+print("samples: %d, %d through main -> outer -> inner (%.0f %%); hot_a %d, hot_b %d (%.0f %% / %.0f %%)" % (
+    n, through, 100 * through / n, a, b, 100 * share, 100 - 100 * share))
+assert through >= 0.9 * n, "fewer than 90 % unwound to main through both levels"
+assert 0.6 <= share <= 0.8, "hot_a's share is %.2f, not 0.7 +- 0.1" % share
+PY
+
+# Without the setting: no samples, the same archive as before.
+traced "$WORK/plain.trace" "$WORK/stack_split" 50 >/dev/null || fail "stack_split plain"
+"$DUMP" --stats "$WORK/plain.trace" | grep -q 'STACK=' && fail "samples without the setting"
+
+# libunwind loaded, yet C++ exceptions unwind with libgcc's unwinder.
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$WORK/bind" LIBTRACE_STACK_SAMPLING=1ms \
+	traced "$WORK/throw.trace" "$WORK/throw_catch" 2000 >"$WORK/out" || fail "throw_catch"
+grep -q 'caught 2000' "$WORK/out" || fail "throw_catch: $(cat "$WORK/out")"
+# ld.so's lines: "binding file FROM [0] to TO [0]: normal symbol `SYM'".
+grep -h "normal symbol \`_Unwind_" "$WORK"/bind.* >"$WORK/unwind-bindings" ||
+	fail "no binding of an _Unwind_ function seen"
+grep -E ' to [^ ]*libunwind[^ ]* ' "$WORK/unwind-bindings" >"$WORK/bad" &&
+	fail "_Unwind_ functions bound to libunwind: $(head -1 "$WORK/bad")"
+grep -qE "file [^ ]*libstdc\+\+[^ ]* .* to [^ ]*libgcc_s[^ ]* .*_Unwind_RaiseException'" \
+	"$WORK/unwind-bindings" ||
+	fail "libstdc++ does not throw through libgcc_s: $(grep RaiseException "$WORK/unwind-bindings")"
+"$DUMP" --stats "$WORK/throw.trace" | grep -q 'STACK=' || fail "throw_catch: no samples"
+
+# A program's own ITIMER_PROF and SIGPROF handler keep working under sampling.
+LIBTRACE_STACK_SAMPLING=1ms traced "$WORK/prof.trace" "$WORK/own_sigprof" >"$WORK/out" ||
+	fail "own_sigprof under sampling: $(cat "$WORK/out")"
+"$DUMP" --stats "$WORK/prof.trace" | grep -q 'STACK=' || fail "own_sigprof: no samples"
+echo "own timer: $(cat "$WORK/out")"
+echo "e2e.stack: ok"
