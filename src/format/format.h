@@ -715,5 +715,6 @@ enum lt_omp_dep {
 #define LT_META_GPU_CLOCK      "gpu_clock"
 #define LT_META_MPI_CLOCK      "mpi_clock"
 #define LT_META_MAIN	       "main"
+#define LT_META_STACK	       "stack_sampling" /* <period ns>: STACK records may follow */
 
 #endif /* LIBTRACE_FORMAT_H */

@@ -41,8 +41,9 @@
 
 #define LT_STACK_SIGNAL (SIGRTMAX - 7)
 
-static uint64_t period; /* ns of CPU time; 0: off */
-static int ready;	/* the handler is installed and libunwind loaded */
+static uint64_t period;	     /* ns of CPU time; 0: off */
+static int ready;	     /* the handler is installed and libunwind loaded */
+static volatile int stopped; /* the process ends: the tracer's own exit is not the program */
 
 #if HAVE_UNWIND
 static struct {
@@ -120,7 +121,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return; /* not our timer's */
 	int saved = errno;
 	struct lt_thread *t = lt_self;
-	if (t && !t->guard && lt_state == LT_STATE_ON) {
+	if (t && !t->guard && !stopped && lt_state == LT_STATE_ON) {
 		lt_guard_take(t);
 		sample(t, uc, si->si_overrun);
 		lt_finish(t);
@@ -149,6 +150,7 @@ static void start(int forked)
 		return;
 	}
 	ready = 1;
+	lt_meta_line(LT_META_STACK " %llu", (unsigned long long)period);
 #else
 	lt_warn("stack sampling: this libtrace was built without libunwind; "
 		"LIBTRACE_STACK_SAMPLING ignored");
@@ -208,6 +210,11 @@ static void before_exec(void)
 	}
 }
 
+static void end_flush(void)
+{
+	stopped = 1;
+}
+
 LT_MODULE(stack) = {
     .name = "stack",
     .order = 40,
@@ -215,4 +222,5 @@ LT_MODULE(stack) = {
     .thread_start = thread_start,
     .thread_end = thread_end,
     .before_exec = before_exec,
+    .end_flush = end_flush,
 };

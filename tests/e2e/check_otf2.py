@@ -73,6 +73,7 @@ def main(argv):
     outer = {}  # location -> first region entered after ThreadBegin
     after_begin = set()
     tasks = TaskStacks()
+    cc_kinds = collections.Counter()
     last_time = {}
     created, ended = set(), set()
     begins = waits = 0
@@ -86,6 +87,11 @@ def main(argv):
         region_names = [r.name for r in d.regions]
         for loc, ev in tr.events:
             kind = type(ev).__name__
+            if kind in ("CallingContextEnter", "CallingContextLeave"):
+                # an archive with stack samples: the region is its context's
+                cc_kinds[kind] += 1
+                ev.region = ev.calling_context.region
+                kind = kind[len("CallingContext"):]
             kinds[kind] += 1
             per_loc[loc][kind] += 1
             t = ev.time
@@ -142,6 +148,9 @@ def main(argv):
                 errors.append("%s: %d regions never left" % (loc.name, tasks.left_open(loc)))
             print("%-28s %8d  %s" % (loc.name, n, ", ".join("%s=%d" % kv for kv in sorted(per_loc[loc].items()))))
     errors += tasks.finish()
+    if cc_kinds and (kinds["Enter"] != cc_kinds["CallingContextEnter"] or
+                     kinds["Leave"] != cc_kinds["CallingContextLeave"]):
+        errors.append("Enter/Leave beside CallingContextEnter/Leave: OTF2 allows one or the other")
     markers = read_markers(anchor)
     mcount = collections.Counter(c for c, _ in markers)
     for c, text in markers:

@@ -350,6 +350,11 @@ enum cv_mark {
 };
 
 struct cv_strmap;
+struct cv;
+
+/* The calling context (id + 1) of region `reg` at line scl (id + 1; 0: none) called from
+ * context parent (id + 1; 0: none), defined on first use; 0 when out of memory. */
+uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent);
 
 struct cv {
 	const struct cv_ops *ops;
@@ -388,7 +393,8 @@ struct cv {
 	uint32_t nctxs, ctxs_cap;
 	struct cv_strmap *ctx_map; /* key: region:scl:parent */
 	uint64_t sample_period;	   /* the least CPU time (ns) a stack sample stood for; 0: none */
-	struct cv_papi *papis;	   /* PAPI event sets */
+	int sampling; /* a process sampled stacks: calling contexts replace Enter and Leave */
+	struct cv_papi *papis; /* PAPI event sets */
 	uint32_t npapis, papis_cap;
 	/*
 	 * What belongs to the Enter (or Leave) that the record being converted produces: a

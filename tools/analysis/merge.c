@@ -335,12 +335,13 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cv->node_owner[i] = -1; /* hosts are never more than processes */
 	/* MPI rank 0's host and clock, the reference of the other ranks' clocks. */
 	struct rank0 r0 = {0};
-	for (int i = 0; i < ndirs && !r0.found; i++) {
+	for (int i = 0; i < ndirs; i++) { /* and whether a process sampled stacks */
 		struct rd_process p;
 		char err[PATH_MAX + 256];
 		if (rd_process_meta(&p, dirs[i], quiet, NULL, err, sizeof(err)))
 			continue;
-		if (p.mpi_rank == 1 && p.mpi_size > 0 && p.nsyncs) {
+		cv->sampling |= p.stack_period != 0;
+		if (p.mpi_rank == 1 && p.mpi_size > 0 && p.nsyncs && !r0.found) {
 			r0.found = 1;
 			snprintf(r0.host, sizeof(r0.host), "%s", p.host[0] ? p.host : "localhost");
 			r0.real_minus_mono = (int64_t)(p.syncs[0].real_ns - p.syncs[0].mono_ns);

@@ -224,12 +224,16 @@ static uint32_t scl_of(struct cv *cv, const struct rd_process *p, uint64_t ra, u
 	return id + 1;
 }
 
-/* The calling context of a frame: the function `func` (a region), its line scl + 1, the
- * context of its caller (id + 1, 0: none).  Returns id + 1, 0 on failure. */
+/* The calling context of a frame: the function `func` (a string id: its region), its line
+ * scl + 1, the context of its caller (id + 1, 0: none).  Returns id + 1, 0 on failure. */
 static uint32_t ctx_of(struct cv *cv, uint32_t func, uint32_t scl, uint32_t parent)
 {
 	struct cv_region r = {func, func, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER, 0};
-	uint32_t reg = cv_region_id(cv, 'C', cv->strings[func], &r);
+	return cv_context(cv, cv_region_id(cv, 'C', cv->strings[func], &r), scl, parent);
+}
+
+uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent)
+{
 	char key[64];
 	snprintf(key, sizeof(key), "%u:%u:%u", reg, scl, parent);
 	if (!cv->ctx_map && !(cv->ctx_map = calloc(1, sizeof(*cv->ctx_map))))

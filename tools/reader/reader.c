@@ -426,6 +426,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 		} else if (!strcmp(line, LT_META_MAIN)) {
 			p->main_recorded = 1;
+		} else if (!strcmp(line, LT_META_STACK)) {
+			p->stack_period = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_KOKKOS)) {
 			p->kokkos_version = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_KOKKOS_END)) {

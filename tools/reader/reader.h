@@ -84,6 +84,7 @@ struct rd_process {
 	size_t nmpi_clock;
 	int ompt; /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
 	int main_recorded;	   /* "main 1": MAIN records say when main began and returned */
+	uint64_t stack_period;	   /* "stack_sampling": ns of CPU time between stack samples */
 	uint64_t end_ticks;	   /* and when */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
 	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */

@@ -94,7 +94,16 @@ static const struct {
     [CV_ATTR_RESULT_ADDRESS] = {"RESULT_ADDRESS", "the address allocated", OTF2_TYPE_UINT64},
 };
 
+/* With stack samples (cv.sampling): a location's open regions as calling contexts (ids + 1),
+ * innermost last. */
+struct cstack {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
 struct out {
+	struct cstack *cs; /* by location index */
+	size_t ncs;
 	OTF2_Archive *ar;
 	OTF2_MarkerWriter *markers;
 	OTF2_AttributeList *attrs;
@@ -261,6 +270,11 @@ static int location_end(struct cv *cv, struct cv_loc *l)
 	cv->stats.events += n;
 	check(cv, OTF2_Archive_CloseEvtWriter(o->ar, w), "closing an event writer");
 	l->out = NULL;
+	size_t i = (size_t)(l - cv->locs);
+	if (i < o->ncs) {
+		free(o->cs[i].v);
+		o->cs[i] = (struct cstack){0};
+	}
 	return o->error != OTF2_SUCCESS ? -1 : 0;
 }
 
@@ -299,10 +313,81 @@ static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t,
 	return o->attrs;
 }
 
+static struct cstack *cstack_of(struct cv *cv, struct cv_loc *l)
+{
+	struct out *o = cv->out;
+	size_t i = (size_t)(l - cv->locs);
+	if (i >= o->ncs) {
+		size_t n = i + 16;
+		struct cstack *a = realloc(o->cs, n * sizeof(*a));
+		if (!a)
+			return NULL;
+		memset(a + o->ncs, 0, (n - o->ncs) * sizeof(*a));
+		o->cs = a;
+		o->ncs = n;
+	}
+	return &o->cs[i];
+}
+
+/*
+ * OTF2 forbids Enter and Leave beside calling-context events: in an archive with stack
+ * samples, a region is entered as a CallingContextEnter of the context (region, its caller's
+ * context), as Score-P writes them when it samples.  Its unwind distance is 2: one region
+ * newly entered, the one below it made progress.
+ */
+static void enter_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			 OTF2_AttributeList *a)
+{
+	struct cstack *cs = cv->sampling ? cstack_of(cv, l) : NULL;
+	if (!cs) {
+		check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
+		return;
+	}
+	if (cs->n == cs->cap) {
+		uint32_t cap = cs->cap ? 2 * cs->cap : 32;
+		uint32_t *v = realloc(cs->v, cap * sizeof(*v));
+		if (!v) {
+			check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
+			return;
+		}
+		cs->v = v;
+		cs->cap = cap;
+	}
+	uint32_t ctx = cv_context(cv, region, 0, cs->n ? cs->v[cs->n - 1] : 0);
+	if (!ctx) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
+		return;
+	}
+	cs->v[cs->n++] = ctx;
+	check(cv, OTF2_EvtWriter_CallingContextEnter(l->out, a, t, ctx - 1, 2),
+	      "CallingContextEnter");
+}
+
+static void leave_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			 OTF2_AttributeList *a)
+{
+	struct cstack *cs = cv->sampling ? cstack_of(cv, l) : NULL;
+	if (!cs) {
+		check(cv, OTF2_EvtWriter_Leave(l->out, a, t, region), "Leave");
+		return;
+	}
+	/* The converter leaves the innermost region first; should another be left, what is
+	 * above it goes with it. */
+	uint32_t i = cs->n;
+	while (i > 0 && cv->ctxs[cs->v[i - 1] - 1].region != region)
+		i--;
+	uint32_t ctx = i ? cs->v[i - 1] : cv_context(cv, region, 0, 0);
+	if (i)
+		cs->n = i - 1;
+	if (ctx)
+		check(cv, OTF2_EvtWriter_CallingContextLeave(l->out, a, t, ctx - 1),
+		      "CallingContextLeave");
+}
+
 static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
 {
 	OTF2_AttributeList *a = decorate(cv, l, t, 1);
-	check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
+	enter_region(cv, l, t, region, a);
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
@@ -312,7 +397,7 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 	if (closed && o->attrs &&
 	    OTF2_AttributeList_AddUint8(o->attrs, ATTR_CLOSED, 1) == OTF2_SUCCESS)
 		a = o->attrs;
-	check(cv, OTF2_EvtWriter_Leave(l->out, a, t, region), "Leave");
+	leave_region(cv, l, t, region, a);
 }
 
 static void thread_create(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
@@ -444,13 +529,51 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 	      "ThreadTeamEnd");
 }
 
-/* A stack sample: its calling context, all `depth` frames unwound (Score-P's sampling). */
+/*
+ * A stack sample.  Its context lies under the location's open regions (OTF2: a sample's
+ * context descends from the last region entered): the unwound frames, outermost first, from
+ * the one after the thread's bottom function when its outermost region is that function
+ * (main, a start routine: the C library's frames below it are left out), else all of them.
+ * The unwind distance: the frames placed, newly entered, plus the region that made progress.
+ */
 static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
 		   uint64_t cpu_ns)
 {
 	(void)cpu_ns; /* the interrupt generator's period says what a sample stands for */
-	check(cv, OTF2_EvtWriter_CallingContextSample(l->out, NULL, t, ctx, depth, 0),
-	      "CallingContextSample");
+	(void)depth;
+	struct cstack *cs = cstack_of(cv, l);
+	if (!cs)
+		return;
+	uint32_t chain[LT_STACK_MAX];
+	unsigned n = 0;
+	for (uint32_t c = ctx + 1; c && n < LT_STACK_MAX; c = cv->ctxs[c - 1].parent)
+		chain[n++] = c;
+	for (unsigned i = 0; i < n / 2; i++) { /* outermost first */
+		uint32_t x = chain[i];
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = x;
+	}
+	unsigned from = 0;
+	if (cs->n) {
+		uint32_t bottom = cv->regions[cv->ctxs[cs->v[0] - 1].region].canonical;
+		for (unsigned i = 0; i < n; i++)
+			if (cv->regions[cv->ctxs[chain[i] - 1].region].canonical == bottom) {
+				from = i + 1;
+				break;
+			}
+	}
+	uint32_t at = cs->n ? cs->v[cs->n - 1] : 0;
+	for (unsigned i = from; i < n; i++) {
+		const struct cv_ctx *c = &cv->ctxs[chain[i] - 1];
+		uint32_t next = cv_context(cv, c->region, c->scl + 1, at);
+		if (!next)
+			break;
+		at = next;
+	}
+	if (at)
+		check(cv,
+		      OTF2_EvtWriter_CallingContextSample(l->out, NULL, t, at - 1, n - from + 1, 0),
+		      "CallingContextSample");
 }
 
 static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
@@ -499,14 +622,14 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 			const struct cv_attr *attrs, unsigned n)
 {
 	decorate(cv, l, t, 1);
-	check(cv, OTF2_EvtWriter_Enter(l->out, add_attrs(cv, attrs, n), t, region), "Enter");
+	enter_region(cv, l, t, region, add_attrs(cv, attrs, n));
 }
 
 static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned n)
 {
 	decorate(cv, l, t, 0);
-	check(cv, OTF2_EvtWriter_Leave(l->out, add_attrs(cv, attrs, n), t, region), "Leave");
+	leave_region(cv, l, t, region, add_attrs(cv, attrs, n));
 }
 
 /* A stream's operation: its region; a host-device copy's RMA operation inside it. */
@@ -1189,6 +1312,11 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 static int finish(struct cv *cv)
 {
 	struct out *o = cv->out;
+	for (size_t i = 0; i < o->ncs; i++)
+		free(o->cs[i].v);
+	free(o->cs);
+	o->cs = NULL;
+	o->ncs = 0;
 	if (o->markers)
 		check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers), "closing the markers");
 	check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
