@@ -355,6 +355,15 @@ struct cv;
 /* The calling context (id + 1) of region `reg` at line scl (id + 1; 0: none) called from
  * context parent (id + 1; 0: none), defined on first use; 0 when out of memory. */
 uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent);
+/*
+ * The frames of a stack sample whose (unwound) context is ctx (an index into cv.ctxs) that
+ * lie above the thread's open regions, outermost first, as contexts (ids + 1) in out (at
+ * most LT_STACK_MAX): all of them, or, when the thread's outermost open region is `bottom`
+ * (a region id; UINT32_MAX: none) and that is a function the stack holds (main, a start
+ * routine), those after that function's frame (the C library's frames below it and the
+ * function itself are its region).  Returns their number.
+ */
+unsigned cv_sample_frames(const struct cv *cv, uint32_t ctx, uint32_t bottom, uint32_t *out);
 
 struct cv {
 	const struct cv_ops *ops;

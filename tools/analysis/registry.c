@@ -379,6 +379,27 @@ void cv_callsite(struct pstate *ps, struct tstate *t, uint64_t ra)
 	cv->cur_ctx = ctx_of(cv, func, scl, parent);
 }
 
+unsigned cv_sample_frames(const struct cv *cv, uint32_t ctx, uint32_t bottom, uint32_t *out)
+{
+	unsigned n = 0;
+	for (uint32_t c = ctx + 1; c && n < LT_STACK_MAX; c = cv->ctxs[c - 1].parent)
+		out[n++] = c;
+	for (unsigned i = 0; i < n / 2; i++) { /* outermost first */
+		uint32_t x = out[i];
+		out[i] = out[n - 1 - i];
+		out[n - 1 - i] = x;
+	}
+	if (bottom == UINT32_MAX || bottom >= cv->nregions)
+		return n;
+	uint32_t name = cv->regions[bottom].canonical;
+	for (unsigned i = 0; i < n; i++)
+		if (cv->regions[cv->ctxs[out[i] - 1].region].canonical == name) {
+			memmove(out, out + i + 1, (n - i - 1) * sizeof(*out));
+			return n - i - 1;
+		}
+	return n;
+}
+
 uint32_t cv_stack_context(struct pstate *ps, const uint64_t *ips, unsigned n)
 {
 	struct cv *cv = ps->cv;

@@ -82,8 +82,26 @@ struct acc_suspended {
 	uint32_t n;
 };
 
+/* A region's sample counts: as a function (self, total) and as the region they fell in. */
+struct acc_sfunc {
+	uint64_t self, total, self_ns, total_ns;
+	uint64_t in, in_ns;
+	uint32_t mark; /* the last sample that counted it in total (recursion counts once) */
+};
+
+/* A call path: its functions, outermost first. */
+struct acc_spath {
+	uint32_t *f;
+	unsigned n;
+	uint64_t hash, count, ns;
+};
+
 void acc_free(struct acc *a)
 {
+	free(a->sfuncs);
+	for (size_t i = 0; i < a->spaths_cap; i++)
+		free(a->spaths[i].f);
+	free(a->spaths);
 	for (size_t i = 0; i < a->nsuspended; i++)
 		free(a->suspended[i].regions);
 	free(a->suspended);
@@ -308,6 +326,187 @@ void acc_task_complete(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_
 	t->task.gen = 0;
 }
 
+uint32_t acc_bottom(const struct acc_thread *t)
+{
+	return t->depth ? t->stack[0].region : UINT32_MAX;
+}
+
+uint32_t acc_depth(const struct acc_thread *t)
+{
+	return t->depth;
+}
+
+static struct acc_sfunc *sfunc(struct acc *a, uint32_t region)
+{
+	if (region >= a->nsfuncs) {
+		uint32_t n = region + 64;
+		struct acc_sfunc *f = realloc(a->sfuncs, (size_t)n * sizeof(*f));
+		if (!f) {
+			a->oom = 1;
+			return NULL;
+		}
+		memset(f + a->nsfuncs, 0, (size_t)(n - a->nsfuncs) * sizeof(*f));
+		a->sfuncs = f;
+		a->nsfuncs = n;
+	}
+	return &a->sfuncs[region];
+}
+
+static void spath_add(struct acc *a, const uint32_t *f, unsigned n, uint64_t ns)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ f[i]) * 1099511628211ull;
+	h |= 1; /* 0 marks an empty slot */
+	if ((a->nspaths + 1) * 2 > a->spaths_cap) {
+		size_t cap = a->spaths_cap ? 2 * a->spaths_cap : 256;
+		struct acc_spath *t = calloc(cap, sizeof(*t));
+		if (!t) {
+			a->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < a->spaths_cap; i++) {
+			if (!a->spaths[i].hash)
+				continue;
+			size_t j = a->spaths[i].hash & (cap - 1);
+			while (t[j].hash)
+				j = (j + 1) & (cap - 1);
+			t[j] = a->spaths[i];
+		}
+		free(a->spaths);
+		a->spaths = t;
+		a->spaths_cap = cap;
+	}
+	size_t j = h & (a->spaths_cap - 1);
+	for (; a->spaths[j].hash; j = (j + 1) & (a->spaths_cap - 1)) {
+		struct acc_spath *p = &a->spaths[j];
+		if (p->hash == h && p->n == n && !memcmp(p->f, f, n * sizeof(*f))) {
+			p->count++;
+			p->ns += ns;
+			return;
+		}
+	}
+	uint32_t *copy = malloc((n + 1) * sizeof(*copy));
+	if (!copy) {
+		a->oom = 1;
+		return;
+	}
+	memcpy(copy, f, n * sizeof(*f));
+	a->spaths[j] = (struct acc_spath){copy, n, h, 1, ns};
+	a->nspaths++;
+}
+
+void acc_sample(struct acc *a, struct acc_thread *t, uint64_t ts, uint64_t ns,
+		const uint32_t *funcs, unsigned n)
+{
+	acc_event(t, ts);
+	a->samples++;
+	a->sample_ns += ns;
+	uint32_t mark = (uint32_t)a->samples;
+	for (unsigned i = 0; i < n; i++) {
+		struct acc_sfunc *f = sfunc(a, funcs[i]);
+		if (!f)
+			return;
+		if (f->mark != mark) {
+			f->mark = mark;
+			f->total++;
+			f->total_ns += ns;
+		}
+		if (i == n - 1) {
+			f->self++;
+			f->self_ns += ns;
+		}
+	}
+	uint32_t in = t->depth ? t->stack[t->depth - 1].region : UINT32_MAX;
+	if (in != UINT32_MAX) {
+		struct acc_sfunc *f = sfunc(a, in);
+		if (f) {
+			f->in++;
+			f->in_ns += ns;
+		}
+	}
+	if (n)
+		spath_add(a, funcs, n, ns);
+}
+
+static int by_self(const void *x, const void *y)
+{
+	const struct rp_sample_row *a = x, *b = y;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* The run's sample rows, names from the reader's regions; -1 when out of memory. */
+static int build_samples(struct acc *a, const struct acc_region_info *regions, uint32_t nregions,
+			 struct rp_samples *s)
+{
+	s->count = a->samples;
+	s->cpu_ns = a->sample_ns;
+	if (!a->samples)
+		return 0;
+	size_t nf = 0, nw = 0;
+	for (uint32_t i = 0; i < a->nsfuncs; i++) {
+		nf += a->sfuncs[i].total != 0;
+		nw += a->sfuncs[i].in != 0;
+	}
+	uint64_t none = a->samples, none_ns = a->sample_ns;
+	s->functions = calloc(nf + 1, sizeof(*s->functions));
+	s->regions = calloc(nw + 2, sizeof(*s->regions));
+	s->paths = calloc(a->nspaths + 1, sizeof(*s->paths));
+	if (!s->functions || !s->regions || !s->paths)
+		return -1;
+	for (uint32_t i = 0; i < a->nsfuncs && i < nregions; i++) {
+		const struct acc_sfunc *f = &a->sfuncs[i];
+		if (f->total) {
+			struct rp_sample_row *r = &s->functions[s->nfunctions++];
+			*r = (struct rp_sample_row){json_utf8_dup(regions[i].name), f->self,
+						    f->total, f->self_ns, f->total_ns};
+			if (!r->name)
+				return -1;
+		}
+		if (f->in) {
+			struct rp_sample_row *r = &s->regions[s->nregions++];
+			*r = (struct rp_sample_row){json_utf8_dup(regions[i].name), f->in, f->in,
+						    f->in_ns, f->in_ns};
+			if (!r->name)
+				return -1;
+			none -= f->in;
+			none_ns -= f->in_ns;
+		}
+	}
+	if (none) {
+		struct rp_sample_row *r = &s->regions[s->nregions++];
+		*r = (struct rp_sample_row){strdup("-"), none, none, none_ns, none_ns};
+		if (!r->name)
+			return -1;
+	}
+	for (size_t i = 0; i < a->spaths_cap; i++) {
+		const struct acc_spath *p = &a->spaths[i];
+		if (!p->hash)
+			continue;
+		size_t len = 1;
+		for (unsigned k = 0; k < p->n; k++)
+			len += strlen(p->f[k] < nregions ? regions[p->f[k]].name : "?") + 3;
+		char *name = malloc(len);
+		if (!name)
+			return -1;
+		size_t at = 0;
+		for (unsigned k = 0; k < p->n; k++)
+			at += (size_t)snprintf(name + at, len - at, "%s%s", k ? " > " : "",
+					       p->f[k] < nregions ? regions[p->f[k]].name : "?");
+		struct rp_sample_row *r = &s->paths[s->npaths++];
+		*r = (struct rp_sample_row){json_utf8_dup(name), p->count, p->count, p->ns, p->ns};
+		free(name);
+		if (!r->name)
+			return -1;
+	}
+	qsort(s->functions, s->nfunctions, sizeof(*s->functions), by_self);
+	qsort(s->regions, s->nregions, sizeof(*s->regions), by_self);
+	qsort(s->paths, s->npaths, sizeof(*s->paths), by_self);
+	return 0;
+}
+
 /* Whether thread (proc, index) comes before the region's busiest so far. */
 static int before_busiest(const struct acc_region *r, uint32_t proc, uint32_t index)
 {
@@ -484,6 +683,8 @@ int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nre
 		g->imbalance = mean > 0 ? (double)r->tmax / mean : 1.0;
 	}
 	rp_sort_regions(run);
+	if (build_samples(a, regions, nregions, &run->samples))
+		return -1;
 
 	run->procs = calloc(nprocs + 1, sizeof(*run->procs));
 	if (!run->procs)

@@ -51,6 +51,13 @@ struct acc {
 	int oom;
 	struct acc_suspended *suspended; /* tasks switched away from, with their open calls */
 	size_t nsuspended, suspended_cap;
+	/* Stack samples: per region id (the functions and the regions samples fell in), and
+	 * per call path. */
+	uint64_t samples, sample_ns;
+	struct acc_sfunc *sfuncs;
+	uint32_t nsfuncs;
+	struct acc_spath *spaths; /* open addressing */
+	size_t nspaths, spaths_cap;
 };
 
 /* What the reader knows of each region and process, for acc_build. */
@@ -91,6 +98,18 @@ void acc_task_switch(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t 
  * until its next switch. */
 void acc_task_complete(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t team,
 		       uint32_t creator, uint32_t gen);
+/*
+ * A stack sample of t at ts that stands for ns of its CPU time: funcs[0..n) the regions of
+ * the functions it found above t's open calls, outermost first (region ids).  The function
+ * innermost has the sample's self time; every function on it its total; the innermost open
+ * call of t is where it fell; the path itself is counted.
+ */
+void acc_sample(struct acc *a, struct acc_thread *t, uint64_t ts, uint64_t ns,
+		const uint32_t *funcs, unsigned n);
+/* The region of t's outermost open call, UINT32_MAX when none. */
+uint32_t acc_bottom(const struct acc_thread *t);
+/* The innermost open call's depth (the readers splice sample paths at it). */
+uint32_t acc_depth(const struct acc_thread *t);
 /* The innermost open call of region is left at ts, with what was opened above it; a leave
  * of a region that is not open counts as an anomaly. */
 void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region);

@@ -212,6 +212,13 @@ struct in {
 	uint8_t *marks; /* MARK_* by marker definition */
 	size_t marks_cap;
 	uint64_t attr_tid, attr_closed; /* attribute refs; UINT64_MAX: not defined */
+	uint64_t attr_cpu;		/* "libtrace:cpu_time" of stack samples */
+	struct ctx {			/* calling contexts, by ref (trace2otf2 writes 0, 1...) */
+		uint32_t region;	/* index into regions; UINT32_MAX: not defined */
+		uint32_t parent;	/* ref; OTF2_UNDEFINED_CALLING_CONTEXT: none */
+	} * ctxs;
+	size_t nctxs, ctxs_cap;
+	uint64_t sample_period; /* the interrupt generator's, ns */
 	uint64_t resolution, offset, length, realtime;
 	int clock;
 	size_t nprocs;		    /* groups that are processes: groups[0 .. nprocs) */
@@ -386,6 +393,38 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 	return refs_add(&in->rrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_ctx(void *ud, OTF2_CallingContextRef self, OTF2_RegionRef region,
+				 OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+	struct in *in = ud;
+	(void)scl;
+	if (self >= 1u << 28)
+		return damage(in, "calling context %u: not a reference trace2otf2 writes", self);
+	if (self >= in->nctxs) {
+		if (grow((void **)&in->ctxs, &in->ctxs_cap, self, sizeof(*in->ctxs)))
+			return oom(in);
+		for (size_t i = in->nctxs; i <= self; i++)
+			in->ctxs[i] = (struct ctx){UINT32_MAX, OTF2_UNDEFINED_CALLING_CONTEXT};
+		in->nctxs = (size_t)self + 1;
+	}
+	/* Regions are defined before the contexts: found by their reference. */
+	in->ctxs[self] = (struct ctx){refs_find(&in->rrefs, region), parent};
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_interrupt(void *ud, OTF2_InterruptGeneratorRef self,
+				       OTF2_StringRef name, OTF2_InterruptGeneratorMode mode,
+				       OTF2_Base base, int64_t exponent, uint64_t period)
+{
+	struct in *in = ud;
+	(void)self;
+	(void)name;
+	if (mode == OTF2_INTERRUPT_GENERATOR_MODE_TIME && base == OTF2_BASE_DECIMAL &&
+	    exponent == -9)
+		in->sample_period = period;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
 				       OTF2_StringRef desc, OTF2_Type type)
 {
@@ -520,13 +559,15 @@ static int link_definitions(struct in *in)
 			r->function = code ? FN_YES : FN_MAYBE;
 		}
 	}
-	in->attr_tid = in->attr_closed = UINT64_MAX;
+	in->attr_tid = in->attr_closed = in->attr_cpu = UINT64_MAX;
 	for (size_t i = 0; i < in->arefs.n; i++) {
 		const char *name = string_of(in, in->attrs[i].name);
 		if (name && !strcmp(name, "ThreadId"))
 			in->attr_tid = in->arefs.ref[i];
 		else if (name && !strcmp(name, "libtrace:closed_by_converter"))
 			in->attr_closed = in->arefs.ref[i];
+		else if (name && !strcmp(name, "libtrace:cpu_time"))
+			in->attr_cpu = in->arefs.ref[i];
 	}
 	if (!in->clock)
 		in->resolution = 1000000000;
@@ -781,6 +822,42 @@ static OTF2_CallbackCode ev_task_complete(OTF2_LocationRef id, OTF2_TimeStamp ti
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A stack sample: the frames of its context above the thread's open calls (trace2otf2 places
+ * them under the last region entered). */
+static OTF2_CallbackCode ev_sample(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				   OTF2_AttributeList *a, OTF2_CallingContextRef ctx,
+				   uint32_t unwind, OTF2_InterruptGeneratorRef gen)
+{
+	struct in *in = ud;
+	(void)unwind;
+	(void)gen;
+	struct loc *l = loc_event(in, id);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	uint32_t path[256];
+	unsigned n = 0;
+	for (OTF2_CallingContextRef c = ctx; c != OTF2_UNDEFINED_CALLING_CONTEXT && n < 256;
+	     c = in->ctxs[c].parent) {
+		if (c >= in->nctxs || in->ctxs[c].region == UINT32_MAX)
+			return damage(in,
+				      "location %llu samples calling context %u, which is not "
+				      "defined",
+				      (unsigned long long)id, c);
+		path[n++] = in->ctxs[c].region;
+	}
+	for (unsigned i = 0; i < n / 2; i++) {
+		uint32_t x = path[i];
+		path[i] = path[n - 1 - i];
+		path[n - 1 - i] = x;
+	}
+	uint32_t skip = acc_depth(l->t) < n ? acc_depth(l->t) : n;
+	uint64_t ns = in->sample_period;
+	if (has_attr(a, in->attr_cpu))
+		OTF2_AttributeList_GetUint64(a, (OTF2_AttributeRef)in->attr_cpu, &ns);
+	acc_sample(&in->acc, l->t, stamp(in, time), ns, path + skip, n - skip);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_metric(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
 				   OTF2_AttributeList *a, OTF2_MetricRef metric, uint8_t n,
 				   const OTF2_Type *types, const OTF2_MetricValue *values)
@@ -878,6 +955,8 @@ static int read_definitions(struct in *in, char *err, size_t errlen)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+	OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, def_ctx);
+	OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(cb, def_interrupt);
 	OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(in->rd, gd, cb, in);
 	uint64_t n = 0;
 	if (rc == OTF2_SUCCESS)
@@ -972,6 +1051,7 @@ static int read_events(struct in *in, char *err, size_t errlen)
 	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, ev_task_switch);
 	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, ev_task_complete);
 	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
+	OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(cb, ev_sample);
 	rc = OTF2_Reader_RegisterGlobalEvtCallbacks(in->rd, ge, cb, in);
 	uint64_t n = 0;
 	if (rc == OTF2_SUCCESS)
@@ -1271,6 +1351,7 @@ static void in_free(struct in *in)
 	free(in->nodes);
 	free(in->regions);
 	free(in->attrs);
+	free(in->ctxs);
 	free(in->marks);
 	struct refs *all[] = {&in->srefs, &in->nrefs, &in->grefs, &in->lrefs,
 			      &in->rrefs, &in->arefs, &in->mrefs};

@@ -269,6 +269,130 @@ static void write_procs(FILE *f, const struct rp_run *r, size_t top)
 		fprintf(f, "  ... and %zu more threads (--all for all)\n", all - shown);
 }
 
+static void write_rows(FILE *f, const char *title, const struct rp_sample_row *rows, size_t n,
+		       size_t top, uint64_t count, int totals)
+{
+	fprintf(f, "\n%s (top %zu of %zu):\n", title, n < top ? n : top, n);
+	if (totals)
+		fprintf(f, "  %8s %7s %8s %7s  %s\n", "self", "%", "total", "%", "function");
+	else
+		fprintf(f, "  %8s %7s  %s\n", "samples", "%", "function");
+	for (size_t i = 0; i < n && i < top; i++) {
+		const struct rp_sample_row *r = &rows[i];
+		char name[4096];
+		rp_fmt_name(name, sizeof(name), r->name, 0);
+		if (totals)
+			fprintf(f, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", r->self,
+				100.0 * (double)r->self / (double)count, r->total,
+				100.0 * (double)r->total / (double)count, name);
+		else
+			fprintf(f, "  %8" PRIu64 " %6.1f%%  %s\n", r->self,
+				100.0 * (double)r->self / (double)count, name);
+	}
+}
+
+/* The call tree of the sample paths (top-down): a node per path prefix. */
+struct tnode {
+	const char *name; /* into a path: up to " > " or the end */
+	size_t len;
+	uint64_t count;
+	struct tnode *child, *next;
+};
+
+static struct tnode *tree_add(struct tnode **list, const char *name, size_t len, uint64_t n)
+{
+	for (struct tnode *t = *list; t; t = t->next)
+		if (t->len == len && !strncmp(t->name, name, len)) {
+			t->count += n;
+			return t;
+		}
+	struct tnode *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	*t = (struct tnode){name, len, n, NULL, *list};
+	*list = t;
+	return t;
+}
+
+static void tree_print(FILE *f, struct tnode *list, int depth, uint64_t count, uint64_t min)
+{
+	while (list) { /* the heaviest first */
+		struct tnode *best = NULL;
+		for (struct tnode *t = list; t; t = t->next)
+			if (t->count && (!best || t->count > best->count))
+				best = t;
+		if (!best || best->count < min)
+			break;
+		char name[4096];
+		snprintf(name, sizeof(name), "%.*s", (int)best->len, best->name);
+		char esc[4096];
+		fprintf(f, "  %8" PRIu64 " %6.1f%%  %*s%s\n", best->count,
+			100.0 * (double)best->count / (double)count, 2 * depth, "",
+			rp_fmt_name(esc, sizeof(esc), name, 0));
+		tree_print(f, best->child, depth + 1, count, min);
+		best->count = 0; /* printed */
+	}
+}
+
+static void tree_free(struct tnode *t)
+{
+	while (t) {
+		struct tnode *next = t->next;
+		tree_free(t->child);
+		free(t);
+		t = next;
+	}
+}
+
+static void write_tree(FILE *f, const struct rp_samples *s)
+{
+	struct tnode *root = NULL;
+	for (size_t i = 0; i < s->npaths; i++) {
+		struct tnode **list = &root;
+		for (const char *p = s->paths[i].name; list && *p;) {
+			const char *end = strstr(p, " > ");
+			size_t len = end ? (size_t)(end - p) : strlen(p);
+			struct tnode *t = tree_add(list, p, len, s->paths[i].self);
+			list = t ? &t->child : NULL;
+			p += len + (end ? 3 : 0);
+		}
+	}
+	fprintf(f, "\nCall tree of the samples (top-down, paths with 1%% of them or more):\n");
+	tree_print(f, root, 0, s->count, (s->count + 99) / 100);
+	tree_free(root);
+}
+
+/* Stack samples: by function (self: innermost; total: anywhere on the stack), by the region
+ * they fell in, by whole call path, as a tree. */
+static void write_samples(FILE *f, const struct rp_run *r, size_t top)
+{
+	const struct rp_samples *s = &r->samples;
+	if (!s->count)
+		return;
+	char cpu[32];
+	fprintf(f, "\nStack samples: %" PRIu64 ", %s of CPU time\n", s->count,
+		rp_fmt_ns(cpu, sizeof(cpu), (double)s->cpu_ns, 0));
+	write_rows(f, "Functions by samples", s->functions, s->nfunctions, top, s->count, 1);
+	fprintf(f, "\nThe regions the samples fell in (top %zu of %zu):\n",
+		s->nregions < top ? s->nregions : top, s->nregions);
+	for (size_t i = 0; i < s->nregions && i < top; i++) {
+		char name[4096];
+		fprintf(f, "  %8" PRIu64 " %6.1f%%  %s\n", s->regions[i].self,
+			100.0 * (double)s->regions[i].self / (double)s->count,
+			rp_fmt_name(name, sizeof(name), s->regions[i].name, 0));
+	}
+	size_t ptop = top < 10 ? top : 10;
+	fprintf(f, "\nCall paths by samples (top %zu of %zu):\n",
+		s->npaths < ptop ? s->npaths : ptop, s->npaths);
+	for (size_t i = 0; i < s->npaths && i < ptop; i++) {
+		char name[4096];
+		fprintf(f, "  %8" PRIu64 " %6.1f%%  %s\n", s->paths[i].self,
+			100.0 * (double)s->paths[i].self / (double)s->count,
+			rp_fmt_name(name, sizeof(name), s->paths[i].name, 0));
+	}
+	write_tree(f, s);
+}
+
 void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top)
 {
 	for (size_t i = 0; i < nruns; i++) {
@@ -276,6 +400,7 @@ void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top
 			fputs("\n\n", f);
 		write_meta(f, &runs[i]);
 		write_regions(f, &runs[i], top);
+		write_samples(f, &runs[i], top ? top : SIZE_MAX);
 		write_procs(f, &runs[i], top);
 	}
 	fprintf(f,

@@ -154,6 +154,21 @@ static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task
 		acc_event(s, t);
 }
 
+/* A stack sample: its frames above the thread's open calls (as the archive places them). */
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
+		   uint64_t cpu_ns)
+{
+	(void)depth;
+	struct acc_thread *s = l->out;
+	if (!s)
+		return;
+	uint32_t f[LT_STACK_MAX];
+	unsigned n = cv_sample_frames(cv, ctx, acc_bottom(s), f);
+	for (unsigned i = 0; i < n; i++)
+		f[i] = cv->ctxs[f[i] - 1].region;
+	acc_sample(A(cv), s, t, cpu_ns, f, n);
+}
+
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
 {
 	(void)cv;
@@ -210,6 +225,7 @@ static const struct cv_ops profile_ops = {
     .team_begin = team_begin,
     .team_end = team_begin,
     .task_event = task_event,
+    .sample = sample,
     .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,
@@ -255,9 +271,19 @@ void rp_sort_regions(struct rp_run *run)
 		qsort(run->regions, run->nregions, sizeof(*run->regions), by_exclusive);
 }
 
+static void free_rows(struct rp_sample_row *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].name);
+	free(r);
+}
+
 void rp_run_free(struct rp_run *run)
 {
 	free(run->trace);
+	free_rows(run->samples.functions, run->samples.nfunctions);
+	free_rows(run->samples.regions, run->samples.nregions);
+	free_rows(run->samples.paths, run->samples.npaths);
 	struct rp_meta *m = &run->meta;
 	free(m->program);
 	free(m->executable);

@@ -80,10 +80,28 @@ struct rp_totals {
 	int damaged;
 };
 
+/* Stack samples (LIBTRACE_STACK_SAMPLING): a row of functions, regions or call paths. */
+struct rp_sample_row {
+	char *name;		    /* a function, a region, or a call path "main > f > g" */
+	uint64_t self, total;	    /* samples: in it (innermost) / with it on the stack */
+	uint64_t self_ns, total_ns; /* the CPU time they stand for */
+};
+
+struct rp_samples {
+	uint64_t count, cpu_ns;
+	struct rp_sample_row *functions; /* by self samples, most first */
+	size_t nfunctions;
+	struct rp_sample_row *regions; /* the innermost open region each fell in ("-": none) */
+	size_t nregions;
+	struct rp_sample_row *paths; /* whole call paths, by samples (self) */
+	size_t npaths;
+};
+
 struct rp_run {
 	char *trace; /* where it came from: a trace directory, an archive, or FILE.json#N */
 	struct rp_meta meta;
 	struct rp_totals totals;
+	struct rp_samples samples;
 	struct rp_region *regions; /* by exclusive time, largest first */
 	size_t nregions;
 	struct rp_process *procs;

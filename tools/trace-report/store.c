@@ -82,6 +82,37 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	}
 	jw_end(w);
 
+	const struct rp_samples *sp = &r->samples;
+	if (sp->count) {
+		jw_object(w, "samples");
+		jw_u64(w, "count", sp->count);
+		jw_u64(w, "cpu_ns", sp->cpu_ns);
+		const struct {
+			const char *key;
+			const struct rp_sample_row *rows;
+			size_t n;
+		} lists[] = {{"functions", sp->functions, sp->nfunctions},
+			     {"regions", sp->regions, sp->nregions},
+			     {"paths", sp->paths, sp->npaths}};
+		for (size_t k = 0; k < 3; k++) {
+			jw_array(w, lists[k].key);
+			for (size_t i = 0; i < lists[k].n; i++) {
+				const struct rp_sample_row *row = &lists[k].rows[i];
+				jw_object(w, NULL);
+				jw_str(w, "name", row->name);
+				jw_u64(w, "self", row->self);
+				jw_u64(w, "self_ns", row->self_ns);
+				if (k == 0) {
+					jw_u64(w, "total", row->total);
+					jw_u64(w, "total_ns", row->total_ns);
+				}
+				jw_end(w);
+			}
+			jw_end(w);
+		}
+		jw_end(w);
+	}
+
 	jw_array(w, "processes");
 	for (size_t i = 0; i < r->nprocs; i++) {
 		const struct rp_process *p = &r->procs[i];

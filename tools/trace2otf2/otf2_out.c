@@ -45,7 +45,7 @@
 #define DEF_CHUNK  (4u * 1024u * 1024u)
 #define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
 
-enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_COUNT };
+enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_CPU_TIME, ATTR_COUNT };
 
 /* PAPI metric classes and members: refs after the converter's own metrics. */
 #define PAPI_CLASS(cv, k) ((OTF2_MetricRef)((cv)->nmetrics + (k)))
@@ -539,29 +539,15 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
 		   uint64_t cpu_ns)
 {
-	(void)cpu_ns; /* the interrupt generator's period says what a sample stands for */
 	(void)depth;
+	struct out *o = cv->out;
 	struct cstack *cs = cstack_of(cv, l);
 	if (!cs)
 		return;
 	uint32_t chain[LT_STACK_MAX];
-	unsigned n = 0;
-	for (uint32_t c = ctx + 1; c && n < LT_STACK_MAX; c = cv->ctxs[c - 1].parent)
-		chain[n++] = c;
-	for (unsigned i = 0; i < n / 2; i++) { /* outermost first */
-		uint32_t x = chain[i];
-		chain[i] = chain[n - 1 - i];
-		chain[n - 1 - i] = x;
-	}
-	unsigned from = 0;
-	if (cs->n) {
-		uint32_t bottom = cv->regions[cv->ctxs[cs->v[0] - 1].region].canonical;
-		for (unsigned i = 0; i < n; i++)
-			if (cv->regions[cv->ctxs[chain[i] - 1].region].canonical == bottom) {
-				from = i + 1;
-				break;
-			}
-	}
+	unsigned n = cv_sample_frames(cv, ctx, cs->n ? cv->ctxs[cs->v[0] - 1].region : UINT32_MAX,
+				      chain),
+		 from = 0;
 	uint32_t at = cs->n ? cs->v[cs->n - 1] : 0;
 	for (unsigned i = from; i < n; i++) {
 		const struct cv_ctx *c = &cv->ctxs[chain[i] - 1];
@@ -570,9 +556,14 @@ static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, un
 			break;
 		at = next;
 	}
+	/* What it stands for: one period, or more where the timer's ticks made it so. */
+	OTF2_AttributeList *a = NULL;
+	if (o->attrs &&
+	    OTF2_AttributeList_AddUint64(o->attrs, ATTR_CPU_TIME, cpu_ns) == OTF2_SUCCESS)
+		a = o->attrs;
 	if (at)
 		check(cv,
-		      OTF2_EvtWriter_CallingContextSample(l->out, NULL, t, at - 1, n - from + 1, 0),
+		      OTF2_EvtWriter_CallingContextSample(l->out, a, t, at - 1, n - from + 1, 0),
 		      "CallingContextSample");
 }
 
@@ -1003,7 +994,10 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		 s_cs_d = cv_string(cv, "where the program made this call (function, file, line)"),
 		 s_cp = cv_string(cv, "CallPath"),
 		 s_cp_d = cv_string(cv, "the call path that made this call "
-					"(LIBTRACE_CALLSITE_DEPTH frames)");
+					"(LIBTRACE_CALLSITE_DEPTH frames)"),
+		 s_cpu = cv_string(cv, "libtrace:cpu_time"),
+		 s_cpu_d = cv_string(cv, "the thread's CPU time (ns) a stack sample stands for: "
+					 "the interrupt generator's period, or a multiple of it");
 	uint32_t s_attr[CV_ATTR_COUNT][2], s_kokkos = cv_string(cv, "Kokkos");
 	for (int i = 0; i < CV_ATTR_COUNT; i++) {
 		s_attr[i][0] = cv_string(cv, cv_attrs[i].name);
@@ -1301,6 +1295,10 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CALLPATH, s_cp, s_cp_d,
 						  OTF2_TYPE_CALLING_CONTEXT),
 	      "Attribute");
+	check(
+	    cv,
+	    OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CPU_TIME, s_cpu, s_cpu_d, OTF2_TYPE_UINT64),
+	    "Attribute");
 	for (int i = 0; i < CV_ATTR_COUNT; i++)
 		check(cv,
 		      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_COUNT + i, s_attr[i][0],
