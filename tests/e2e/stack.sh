@@ -93,14 +93,33 @@ PY
 /usr/bin/python3 "$SRC/tests/e2e/check_report.py" schema --readme "$SRC/docs/profiles-and-ci.md" "$WORK/t.json" ||
 	fail "the profile's samples are not as documented"
 
+# Paraver: each sample as Extrae writes its samples, the function at each depth (30000000 +
+# depth) and its line (30000100 + depth), labelled in the .pcf.
+"$CONVERT" -q -f paraver "$WORK/split.trace" -o "$WORK/split.prv" || fail "trace2otf2 -f paraver"
+/usr/bin/python3 "$SRC/tests/e2e/check_prv.py" "$WORK/split.prv" >/dev/null || fail "check_prv"
+/usr/bin/python3 - "$WORK/split.prv" "$WORK/split.pcf" "$WORK/t.json" <<'PY' || fail "Paraver samples"
+import json, re, sys
+prv, pcf = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+count = json.load(open(sys.argv[3]))["runs"][0]["samples"]["count"]
+n = sum(len(re.findall(r":30000000:\d+", l)) for l in prv.splitlines() if l.startswith("2:"))
+assert n == count, "%d samples in the .prv, %d in the profile" % (n, count)
+m = re.search(r"EVENT_TYPE\n0 +30000000 +Sampled functions\nVALUES\n(.*?)\n\n", pcf, re.S)
+assert m and "spin" in m.group(1), "no labels of 30000000"
+for depth, name in ((1, "hot_a"), (2, "inner"), (3, "outer")):
+    assert re.search(r"0 +%d +Sampled functions \(depth %d\)\nVALUES\n[^E]*%s" % (
+        30000000 + depth, depth, name), pcf), "%s not labelled at depth %d" % (name, depth)
+assert "30000100" in pcf, "no sampled lines"
+print("Paraver: %d samples as Extrae's sampling events" % n)
+PY
+
 # Without the setting: no samples, the same archive as before.
 traced "$WORK/plain.trace" "$WORK/stack_split" 50 >/dev/null || fail "stack_split plain"
 "$DUMP" --stats "$WORK/plain.trace" | grep -q 'STACK=' && fail "samples without the setting"
 
 # libunwind loaded, yet C++ exceptions unwind with libgcc's unwinder.
 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$WORK/bind" LIBTRACE_STACK_SAMPLING=1ms \
-	traced "$WORK/throw.trace" "$WORK/throw_catch" 2000 >"$WORK/out" || fail "throw_catch"
-grep -q 'caught 2000' "$WORK/out" || fail "throw_catch: $(cat "$WORK/out")"
+	traced "$WORK/throw.trace" "$WORK/throw_catch" 100000 >"$WORK/out" || fail "throw_catch"
+grep -q 'caught 100000' "$WORK/out" || fail "throw_catch: $(cat "$WORK/out")"
 # ld.so's lines: "binding file FROM [0] to TO [0]: normal symbol `SYM'".
 grep -h "normal symbol \`_Unwind_" "$WORK"/bind.* >"$WORK/unwind-bindings" ||
 	fail "no binding of an _Unwind_ function seen"

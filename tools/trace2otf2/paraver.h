@@ -63,6 +63,9 @@ enum {
 #define TY_CALLER	70000000u /* + depth: the calling function (string id + 1) */
 #define TY_CALLER_LINE	80000000u /* + depth: the calling line (label string id + 1) */
 #define MAX_CALLER	32u	  /* depths shown (LIBTRACE_CALLSITE_DEPTH's limit) */
+#define TY_SAMPLE	30000000u /* + depth: a stack sample's function (0: where it was taken) */
+#define TY_SAMPLE_LINE	30000100u /* + depth: its line (label string id + 1) */
+#define MAX_SAMPLE	8u	  /* the innermost frames of a sample written */
 
 /* Region kinds that become one event type each, valued by region id + 1. */
 enum kind {
@@ -208,6 +211,7 @@ struct out {
 	uint32_t (*papi_types)[16]; /* per PAPI set: the event type of each member */
 	uint32_t npapi_types;
 	uint32_t max_caller;	   /* the deepest caller level written */
+	uint32_t samples;	   /* the depths of sample frames written + 1 (0: no samples) */
 	struct msg *sends, *recvs; /* MPI message halves, matched at the end */
 	size_t nsends, nrecvs, sends_cap, recvs_cap;
 	struct pmap irecvs;  /* MPI_Irecv posted: key (process << 40) ^ request -> its time */

@@ -496,6 +496,39 @@ static void caller(struct cv *cv, uint32_t li, uint64_t t, uint32_t depth, uint3
 }
 
 /*
+ * A stack sample, as Extrae writes its samples: at each depth (0: the function it was taken
+ * in, 1: its caller...; the innermost MAX_SAMPLE frames) the function and the line as events
+ * of types TY_SAMPLE + depth and TY_SAMPLE_LINE + depth.  It changes no state.
+ */
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
+		   uint64_t cpu_ns)
+{
+	(void)depth;
+	(void)cpu_ns;
+	struct out *o = cv->out;
+	uint32_t li = loc_index(cv, l);
+	struct ploc *p = ploc(cv, l);
+	if (!p)
+		return;
+	t = at(p, t);
+	touch(p, t);
+	uint32_t d = 0;
+	for (uint32_t c = ctx + 1; c && d < MAX_SAMPLE; c = cv->ctxs[c - 1].parent, d++) {
+		const struct cv_ctx *x = &cv->ctxs[c - 1];
+		uint32_t fn = cv->regions[x->region].name;
+		note_label(o, TY_SAMPLE + d, fn);
+		event(o, li, t, TY_SAMPLE + d, (uint64_t)fn + 1);
+		uint32_t line = x->scl != UINT32_MAX ? line_label(cv, x->scl) : CV_NO_STRING;
+		if (line != CV_NO_STRING) {
+			note_label(o, TY_SAMPLE_LINE + d, line);
+			event(o, li, t, TY_SAMPLE_LINE + d, (uint64_t)line + 1);
+		}
+	}
+	if (d > o->samples)
+		o->samples = d;
+}
+
+/*
  * The PAPI reading as events of the counters' types, each the delta since the thread's
  * previous reading (Extrae's convention), with the set's number when it changes; on an
  * Enter, the call site as caller events, one function and one line per depth.
@@ -1298,6 +1331,7 @@ static const struct cv_ops prv_ops = {
     .mpi_coll_end = mpi_coll_end,
     .leave_attrs = leave_attrs,
     .gpu_activity = gpu_activity,
+    .sample = sample,
     .finish = finish,
 };
 

@@ -502,6 +502,16 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 			fprintf(f, "EVENT_TYPE\n0    %u    %s\n\n\n", type,
 				prv_attr_types[i].label);
 	}
+	for (uint32_t d = 0; d < o->samples; d++) { /* Extrae's names of its sample types */
+		char label[64];
+		if (d)
+			snprintf(label, sizeof(label), "Sampled functions (depth %u)", d);
+		else
+			snprintf(label, sizeof(label), "Sampled functions");
+		write_labels_of_type(cv, f, TY_SAMPLE + d, label);
+		snprintf(label, sizeof(label), "Sampled line functions (depth %u)", d);
+		write_labels_of_type(cv, f, TY_SAMPLE_LINE + d, label);
+	}
 	for (uint32_t d = 1; d <= o->max_caller; d++) {
 		char label[64];
 		snprintf(label, sizeof(label), "Caller at level %u", d);
