@@ -11,6 +11,8 @@ CFLAGS="-O2 -g -fomit-frame-pointer -Wall -Wextra -Werror"
 gcc $CFLAGS "$SRC/tests/programs/stack_split.c" -o "$WORK/stack_split" || fail "build stack_split"
 gcc $CFLAGS "$SRC/tests/programs/own_sigprof.c" -o "$WORK/own_sigprof" || fail "build own_sigprof"
 g++ $CFLAGS "$SRC/tests/programs/throw_catch.cpp" -o "$WORK/throw_catch" || fail "build throw_catch"
+gcc $CFLAGS "$SRC/tests/programs/blocked_spin.c" -o "$WORK/blocked_spin" -lpthread ||
+	fail "build blocked_spin"
 
 # libtrace.so needs the C library alone at load time.
 needed=$(readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
@@ -135,4 +137,25 @@ LIBTRACE_STACK_SAMPLING=1ms traced "$WORK/prof.trace" "$WORK/own_sigprof" >"$WOR
 	fail "own_sigprof under sampling: $(cat "$WORK/out")"
 "$DUMP" --stats "$WORK/prof.trace" | grep -q 'STACK=' || fail "own_sigprof: no samples"
 echo "own timer: $(cat "$WORK/out")"
+
+# A thread that blocks every signal is not sampled (and runs on); a forked child is sampled
+# and execs cleanly (a pending sample does not kill the new program).
+LIBTRACE_STACK_SAMPLING=100us traced "$WORK/blocked.trace" "$WORK/blocked_spin" >"$WORK/out" ||
+	fail "blocked_spin under sampling: $(cat "$WORK/out")"
+grep -qx ok "$WORK/out" || fail "blocked_spin: $(cat "$WORK/out")"
+"$DUMP" --stats "$WORK/blocked.trace" >"$WORK/stats" || fail "trace-dump blocked"
+/usr/bin/python3 - "$WORK/stats" <<'PY' || fail "blocked_spin's samples: $(cat "$WORK/stats")"
+import re, sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+samples = {}
+for f in lines:  # "<process dir> <thread> records=... STACK=n ..."
+    m = [x for x in f if x.startswith("STACK=")]
+    samples[(f[0], f[1])] = int(m[0][6:]) if m else 0
+parent = [p for p, t in samples if t == "1"][0]  # the process with the second thread
+assert samples.get((parent, "0"), 0) > 0, "the main thread has no samples"
+assert samples.get((parent, "1"), 0) == 0, "the thread that blocks signals was sampled"
+child = [k for k in samples if k[0] != parent and samples[k] > 0]
+assert child, "the forked child has no samples: %s" % samples
+print("blocked thread: 0 samples; main %d; child %d" % (samples[(parent, "0")], samples[child[0]]))
+PY
 echo "e2e.stack: ok"
