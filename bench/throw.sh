@@ -8,7 +8,8 @@
 #   bench/throw.sh [BUILD_DIR] [ROUNDS] [ITERS]      (defaults: build, 7, 200000)
 #
 # Round after round it runs bench_throw untraced and traced with LIBTRACE_CALLSITE_DEPTH
-# 0, 1 (the default) and 8; each run prints the median of 11 repetitions of two loops (the
+# 0, 1 (the default) and 8, and with stack sampling at 1 ms (libunwind loaded: it must not
+# become the program's unwinder); each run prints the median of 11 repetitions of two loops (the
 # bare throw/catch, and one with a traced mutex lock and unlock per throw); the table gives
 # the median over the rounds and each configuration's ratio to the untraced run.
 set -eu
@@ -37,6 +38,7 @@ for r in $(seq "$rounds"); do
 	run depth0 LD_PRELOAD="$lib" LIBTRACE_CALLSITE_DEPTH=0
 	run depth1 LD_PRELOAD="$lib" LIBTRACE_CALLSITE_DEPTH=1
 	run depth8 LD_PRELOAD="$lib" LIBTRACE_CALLSITE_DEPTH=8
+	run sampled LD_PRELOAD="$lib" LIBTRACE_STACK_SAMPLING=1ms
 done
 python3 - "$tmp/results" "$rounds" <<'PY'
 import collections, statistics, sys
@@ -50,7 +52,8 @@ for loop in dict.fromkeys(k[1] for k in res):
     base = statistics.median(res[('plain', loop)])
     for cfg, label in (('plain', 'not preloaded'), ('depth0', 'traced, call sites off'),
                        ('depth1', 'traced, call sites depth 1 (default)'),
-                       ('depth8', 'traced, call sites depth 8')):
+                       ('depth8', 'traced, call sites depth 8'),
+                       ('sampled', 'traced, stacks sampled every 1 ms')):
         m = statistics.median(res[(cfg, loop)])
         print(f"    {label:<40} {m:9.1f}  x{m / base:.3f}   "
               f"(rounds: {', '.join(f'{x:.0f}' for x in res[(cfg, loop)])})")
