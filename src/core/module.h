@@ -96,6 +96,9 @@ extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
 /* Set by the tracer's own threads that register (the sampler): not the program's threads. */
 extern LT_HIDDEN __thread int lt_helper_thread LT_TLS;
+/* Non-zero while the thread is inside the dynamic loader (dlopen, dlclose): its lists may be
+ * half changed, so nothing walks them from a signal handler (the stack sampler). */
+extern LT_HIDDEN __thread int lt_in_loader LT_TLS;
 /* Non-zero while this thread is inside a traced call of a runtime library (message passing, GPU):
  * the threads that library starts then are its own (progress, PMIx, the GPU runtimes'
  * workers), not the program's, and are not traced. */

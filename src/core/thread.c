@@ -17,6 +17,7 @@
 __thread struct lt_thread *lt_self LT_TLS;
 __thread int lt_tls_guard LT_TLS;
 __thread int lt_helper_thread LT_TLS;
+__thread int lt_in_loader LT_TLS;
 
 static uint32_t next_index;
 static pthread_key_t end_key;

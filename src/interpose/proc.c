@@ -285,13 +285,34 @@ static void *dlopen_as(const char *name, int mode, const void *caller)
 	return real_dlopen(found ? path : name, mode);
 }
 
+/* dlopen_as inside the loader mark (lt_in_loader). */
+static void *loader_dlopen(const char *name, int mode, const void *caller)
+{
+	lt_in_loader++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	void *h = dlopen_as(name, mode, caller);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lt_in_loader--;
+	return h;
+}
+
+static int loader_dlclose(void *h)
+{
+	lt_in_loader++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int ret = real_dlclose(h);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lt_in_loader--;
+	return ret;
+}
+
 LT_EXPORT void *dlopen(const char *name, int mode)
 {
 	LT_RESOLVE(dlopen, NULL);
 	const void *caller = __builtin_return_address(0);
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t) {
-		void *h = dlopen_as(name, mode, caller);
+		void *h = loader_dlopen(name, mode, caller);
 		lt_dlopened(name, h);
 		return h;
 	}
@@ -299,7 +320,7 @@ LT_EXPORT void *dlopen(const char *name, int mode)
 	lt_counters(t, LT_MOD_PROC);
 	lt_call_enter_n(t, LT_FN_dlopen, 1, lt_string_id(t, name ? name : ""), 0);
 	lt_finish(t);
-	void *h = dlopen_as(name, mode, caller);
+	void *h = loader_dlopen(name, mode, caller);
 	lt_dlopened(name, h);
 	if (lt_resume(t)) {
 		if (h && name) {
@@ -319,12 +340,12 @@ LT_EXPORT int dlclose(void *h)
 	LT_RESOLVE(dlclose, NULL);
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
 	if (!t)
-		return real_dlclose(h);
+		return loader_dlclose(h);
 	LT_NOTE_CALLER(t);
 	lt_counters(t, LT_MOD_PROC);
 	lt_call_enter_cs(t, LT_FN_dlclose, h);
 	lt_finish(t);
-	int ret = real_dlclose(h);
+	int ret = loader_dlclose(h);
 	if (lt_resume(t)) {
 		lt_counters(t, LT_MOD_PROC);
 		lt_call_leave(t, LT_FN_dlclose, ret);

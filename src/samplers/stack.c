@@ -13,11 +13,12 @@
  *
  * Safety.  The signal is a real-time one the program is unlikely to use, not SIGPROF: a
  * program's own ITIMER_PROF and SIGPROF handler keep working.  The handler records nothing
- * while the tracer runs on the thread (its guard: the record being written is whole), keeps
- * errno, and ignores the signal when someone else sent it.  A thread that blocks the signal
- * is not sampled.  Timers are per thread and not inherited: a forked child's thread gets its
- * own when it registers; before exec the calling thread's timer goes and a pending sample is
- * taken out of the way (exec keeps pending signals, and the new program would die of it).
+ * while the tracer runs on the thread (its guard: the record being written is whole) or the
+ * thread is inside dlopen or dlclose (libunwind walks the loader's lists, which are being
+ * changed then), keeps errno, and ignores the signal when someone else sent it.  A thread that
+ * blocks the signal is not sampled.  Timers are per thread and not inherited: a forked child's
+ * thread gets its own when it registers; before exec the calling thread's timer goes and a pending
+ * sample is taken out of the way (exec keeps pending signals, and the new program would die of it).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -121,7 +122,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return; /* not our timer's */
 	int saved = errno;
 	struct lt_thread *t = lt_self;
-	if (t && !t->guard && !stopped && lt_state == LT_STATE_ON) {
+	if (t && !t->guard && !stopped && !lt_in_loader && lt_state == LT_STATE_ON) {
 		lt_guard_take(t);
 		sample(t, uc, si->si_overrun);
 		lt_finish(t);
