@@ -229,6 +229,9 @@ def main(argv):
             kind = type(ev).__name__
             if tstacks.event(loc, kind, ev):
                 continue
+            if kind in ("CallingContextEnter", "CallingContextLeave"):  # stack samples on
+                ev.region = ev.calling_context.region
+                kind = kind[len("CallingContext"):]
             if kind in MODEL_KINDS and ev.model != otf2.Paradigm.OPENMP:
                 continue
             if kind in ("Enter", "Leave"):

@@ -158,4 +158,28 @@ child = [k for k in samples if k[0] != parent and samples[k] > 0]
 assert child, "the forked child has no samples: %s" % samples
 print("blocked thread: 0 samples; main %d; child %d" % (samples[(parent, "0")], samples[child[0]]))
 PY
+# OpenMP tasks (untied ones move between threads under libomp) with samples: task switches
+# and calling contexts together; the tasks stay whole, the samples the same in the archive.
+occ=gcc
+echo 'int main(void){return 0;}' >"$WORK/probe.c"
+clang -fopenmp "$WORK/probe.c" -o "$WORK/probe" 2>/dev/null && occ=clang
+$occ -fopenmp -O2 -g "$SRC/tests/programs/omp_bots.c" -o "$WORK/omp_bots" || fail "build omp_bots"
+OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive LIBTRACE_STACK_SAMPLING=100us \
+	traced "$WORK/bots.trace" "$WORK/omp_bots" 14 >"$WORK/out" || fail "omp_bots sampled"
+grep -q WRONG "$WORK/out" && fail "omp_bots: $(cat "$WORK/out")"
+"$CONVERT" -q "$WORK/bots.trace" -o "$WORK/bots.otf2" || fail "trace2otf2 omp_bots"
+otf2-print -Werror "$WORK/bots.otf2/traces.otf2" >/dev/null || fail "otf2-print omp_bots"
+(cd "$SRC/tests/e2e" && /usr/bin/python3 check_otf2.py "$WORK/bots.otf2/traces.otf2" >/dev/null &&
+	/usr/bin/python3 check_omp.py "$WORK/bots.otf2/traces.otf2" --tasks 2460 \
+		--task-resumptions 0 --tasks-in-parallel --waits-cover-tasks >"$WORK/omp.log") ||
+	fail "omp_bots ($occ) sampled: $(tail -5 "$WORK/omp.log")"
+"$BUILD/trace-report" --json -o "$WORK/bt.json" "$WORK/bots.trace" || fail "report bots trace"
+"$BUILD/trace-report" --json -o "$WORK/ba.json" "$WORK/bots.otf2" || fail "report bots archive"
+/usr/bin/python3 - "$WORK/bt.json" "$WORK/ba.json" <<'PY' || fail "omp_bots: samples or anomalies"
+import json, sys
+t, a = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+assert t["totals"]["anomalies"] == a["totals"]["anomalies"] == 0, "anomalies"
+assert t.get("samples") and t["samples"] == a.get("samples"), "the samples differ"
+print("omp_bots sampled: %d samples, the same in the archive" % t["samples"]["count"])
+PY
 echo "e2e.stack: ok"

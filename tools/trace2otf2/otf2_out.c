@@ -99,11 +99,21 @@ static const struct {
 struct cstack {
 	uint32_t *v;
 	uint32_t n, cap;
+	uint32_t base; /* where the explicit task it runs began (task) */
+	uint64_t task; /* that task (team << 44 | creator << 32 | gen); 0: its implicit task */
+};
+
+/* An untied task switched away from, with the contexts of its open regions. */
+struct suspended {
+	uint64_t task;
+	uint32_t *v, n;
 };
 
 struct out {
 	struct cstack *cs; /* by location index */
 	size_t ncs;
+	struct suspended *susp;
+	size_t nsusp, susp_cap;
 	OTF2_Archive *ar;
 	OTF2_MarkerWriter *markers;
 	OTF2_AttributeList *attrs;
@@ -567,9 +577,65 @@ static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, un
 		      "CallingContextSample");
 }
 
+/* With stack samples, a location's contexts follow its task switches as a reader's stacks do
+ * (the regions an untied task left open wait for it), so that a sample lies under the regions
+ * of the task it interrupted. */
+static void switch_contexts(struct cv *cv, struct cv_loc *l, enum cv_task_event what, uint64_t task)
+{
+	struct out *o = cv->out;
+	struct cstack *cs = cstack_of(cv, l);
+	if (!cs || what == CV_TASK_CREATE)
+		return;
+	if (what == CV_TASK_COMPLETE) {
+		cs->task = 0;
+		return;
+	}
+	if (cs->task && cs->n > cs->base) { /* the task it ran waits */
+		if (o->nsusp == o->susp_cap) {
+			size_t cap = o->susp_cap ? 2 * o->susp_cap : 16;
+			struct suspended *a = realloc(o->susp, cap * sizeof(*a));
+			if (!a)
+				return;
+			o->susp = a;
+			o->susp_cap = cap;
+		}
+		uint32_t n = cs->n - cs->base;
+		uint32_t *v = malloc(n * sizeof(*v));
+		if (!v)
+			return;
+		memcpy(v, cs->v + cs->base, n * sizeof(*v));
+		o->susp[o->nsusp++] = (struct suspended){cs->task, v, n};
+		cs->n = cs->base;
+	}
+	cs->task = task & 0xffffffffu ? task : 0; /* generation 0: the implicit task */
+	cs->base = cs->n;
+	for (size_t i = 0; cs->task && i < o->nsusp; i++) {
+		if (o->susp[i].task != task)
+			continue;
+		struct suspended sp = o->susp[i];
+		o->susp[i] = o->susp[--o->nsusp];
+		if (cs->n + sp.n > cs->cap) {
+			uint32_t cap = cs->n + sp.n + 32;
+			uint32_t *v = realloc(cs->v, cap * sizeof(*v));
+			if (!v) {
+				free(sp.v);
+				return;
+			}
+			cs->v = v;
+			cs->cap = cap;
+		}
+		memcpy(cs->v + cs->n, sp.v, sp.n * sizeof(*sp.v));
+		cs->n += sp.n;
+		free(sp.v);
+		break;
+	}
+}
+
 static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task_event what,
 		       uint32_t team, uint32_t creator, uint32_t gen)
 {
+	if (cv->sampling)
+		switch_contexts(cv, l, what, (uint64_t)team << 44 | (uint64_t)creator << 32 | gen);
 	OTF2_CommRef c = team_comm(cv, team);
 	if (what == CV_TASK_CREATE)
 		check(cv, OTF2_EvtWriter_ThreadTaskCreate(l->out, NULL, t, c, creator, gen),
@@ -1315,6 +1381,11 @@ static int finish(struct cv *cv)
 	free(o->cs);
 	o->cs = NULL;
 	o->ncs = 0;
+	for (size_t i = 0; i < o->nsusp; i++)
+		free(o->susp[i].v);
+	free(o->susp);
+	o->susp = NULL;
+	o->nsusp = 0;
 	if (o->markers)
 		check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers), "closing the markers");
 	check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
