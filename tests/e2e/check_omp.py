@@ -180,9 +180,14 @@ def attribute(ev, name):
     return None
 
 
+# Two threads' time stamps may differ by their CPUs' clock offsets (tens of ns on a virtual
+# machine): a wait that ends within this of a task that ran elsewhere covers it.
+CLOCK_SLACK_NS = 1000
+
+
 def waits_cover(waits, creates, last_end):
     """Problems: a taskwait that ended before a task its task created before it, or a taskgroup
-    before a task created inside it on its location."""
+    before a task created inside it on its location (beyond CLOCK_SLACK_NS)."""
     out = []
     by_parent = collections.defaultdict(list)
     for parent, t, tid in creates:
@@ -193,7 +198,7 @@ def waits_cover(waits, creates, last_end):
         group = "taskgroup" in name
         for t, tid in by_parent[parent]:
             inside = enter <= t <= leave if group else t < enter
-            if inside and last_end.get(tid, 0) > leave:
+            if inside and last_end.get(tid, 0) > leave + CLOCK_SLACK_NS:
                 out.append("%s: %r [%d, %d] ended before task %d (created at %d) ended at %d" % (
                     loc.name, name, enter, leave, tid, t, last_end[tid]))
                 break
