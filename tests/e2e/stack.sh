@@ -88,6 +88,13 @@ assert f["outer"]["total"] == f["inner"]["total"] >= 0.9 * t["count"], f
 assert t["regions"][0]["name"].startswith("main @"), t["regions"]
 assert t["paths"][0]["name"].startswith("outer > inner > hot_"), t["paths"][0]
 PY
+# A saved profile keeps them: read back, written again, the same.
+"$BUILD/trace-report" --json -o "$WORK/again.json" "$WORK/t.json" || fail "trace-report saved"
+/usr/bin/python3 -c 'import json, sys
+a, b = (json.load(open(f))["runs"][0]["samples"] for f in sys.argv[1:])
+sys.exit(0 if a == b else "the saved profile lost its samples")' "$WORK/t.json" "$WORK/again.json" ||
+	fail "samples of a saved profile"
+"$BUILD/trace-report" "$WORK/t.json" | grep -q '^Stack samples: ' || fail "no samples in a saved profile's table"
 
 # trace-report reads the archive's calling-context events as its regions.
 /usr/bin/python3 "$SRC/tests/e2e/check_report.py" same "$WORK/t.json" "$WORK/a.json" ||

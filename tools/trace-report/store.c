@@ -314,6 +314,45 @@ static void read_region(struct rctx *c, const struct jv *o, struct rp_region *g)
 	g->max_thread = get_str(c, o, "max_thread", 0, "?");
 }
 
+/* A list of sample rows ("functions", "regions" or "paths" of "samples"); totals: the rows
+ * have total and total_ns (functions), else they are their self counts. */
+static struct rp_sample_row *read_rows(struct rctx *c, const struct jv *o, const char *key,
+				       int totals, size_t *n)
+{
+	*n = 0;
+	const struct jv *a = member(c, o, key, JV_ARRAY, 1);
+	if (!a || c->failed)
+		return NULL;
+	struct rp_sample_row *rows = calloc(a->n + 1, sizeof(*rows));
+	if (!rows) {
+		bad(c, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		const struct jv *r = a->items[i];
+		if (r->type != JV_OBJECT) {
+			bad(c, "\"%s\"[%zu] must be an object", key, i);
+			break;
+		}
+		struct rp_sample_row *w = &rows[(*n)++];
+		w->name = get_str(c, r, "name", 1, NULL);
+		w->self = get_u64(c, r, "self", 1);
+		w->self_ns = get_u64(c, r, "self_ns", 1);
+		w->total = totals ? get_u64(c, r, "total", 1) : w->self;
+		w->total_ns = totals ? get_u64(c, r, "total_ns", 1) : w->self_ns;
+	}
+	return rows;
+}
+
+static void read_samples(struct rctx *c, const struct jv *o, struct rp_samples *s)
+{
+	s->count = get_u64(c, o, "count", 1);
+	s->cpu_ns = get_u64(c, o, "cpu_ns", 1);
+	s->functions = read_rows(c, o, "functions", 1, &s->nfunctions);
+	s->regions = read_rows(c, o, "regions", 0, &s->nregions);
+	s->paths = read_rows(c, o, "paths", 0, &s->npaths);
+}
+
 static void read_process(struct rctx *c, const struct jv *o, struct rp_process *p)
 {
 	p->name = get_str(c, o, "name", 1, NULL);
@@ -415,6 +454,14 @@ static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const
 			    r->regions[i].kind);
 			return;
 		}
+	const struct jv *smp = member(c, o, "samples", JV_OBJECT, 0);
+	if (smp) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".samples");
+		read_samples(c, smp, &r->samples);
+		c->where[len] = '\0';
+		if (c->failed)
+			return;
+	}
 	const struct jv *ps = member(c, o, "processes", JV_ARRAY, 0);
 	if (!ps || c->failed)
 		return;
