@@ -94,10 +94,10 @@ extern LT_HIDDEN unsigned lt_active;
 #define LT_ACTIVE_INIT 0x80000000u
 extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
-/* Set by the tracer's own threads that register (the sampler): not the program's threads. */
+/* Set by the tracer's own threads that register (a module's helper): not the program's. */
 extern LT_HIDDEN __thread int lt_helper_thread LT_TLS;
 /* Non-zero while the thread is inside the dynamic loader (dlopen, dlclose): its lists may be
- * half changed, so nothing walks them from a signal handler (the stack sampler). */
+ * half changed, so nothing walks them from a signal handler (stack unwinding). */
 extern LT_HIDDEN __thread int lt_in_loader LT_TLS;
 /* Non-zero while this thread is inside a traced call of a runtime library (message passing, GPU):
  * the threads that library starts then are its own (progress, PMIx, the GPU runtimes'

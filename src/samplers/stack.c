@@ -55,6 +55,7 @@ static struct {
 	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
 	unw_addr_space_t *local_as;
 	int (*backtrace)(void **, int);
+	int (*getcontext)(unw_context_t *);
 } unw;
 
 static int load_unwind(void)
@@ -85,6 +86,7 @@ static int load_unwind(void)
 	SYM(set_caching_policy, "_ULx86_64_set_caching_policy");
 	SYM(local_as, "_ULx86_64_local_addr_space");
 	SYM(backtrace, "unw_backtrace");
+	SYM(getcontext, "_Ux86_64_getcontext");
 #undef SYM
 	unw.set_caching_policy(*unw.local_as, UNW_CACHE_PER_THREAD);
 	return 0;
@@ -195,6 +197,17 @@ static void thread_start(struct lt_thread *t)
 {
 	if (!ready || lt_helper_thread)
 		return; /* the tracer's own threads (the sampler) are not the program's */
+#if HAVE_UNWIND
+	/* libunwind keeps per-thread state in thread-local storage, which a library loaded
+	 * with dlopen allocates (malloc) on the thread's first use: that first use happens
+	 * here, not in a signal handler that may have interrupted malloc. */
+	void *warm[4];
+	unw.backtrace(warm, 4);
+	unw_context_t uc;
+	unw_cursor_t cur;
+	if (unw.getcontext(&uc) == 0 && unw.init_local2(&cur, &uc, 0) == 0)
+		unw.step(&cur);
+#endif
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
