@@ -352,6 +352,35 @@ enum cv_mark {
 struct cv_strmap;
 struct cv;
 
+/*
+ * A parallel conversion (trace2otf2 under an MPI launcher): the converter's ranks share the
+ * trace's processes, each converts its own, and rank 0 unifies the definitions (cv_unify).
+ * Every function is collective: every rank calls it, in the same order.  0 or -1.
+ */
+struct cv_par {
+	int rank, size;
+	/* Each rank's buffer to rank 0: there all[r], lens[r] (malloc'ed, the caller frees). */
+	int (*gather)(struct cv_par *par, const void *buf, size_t len, void ***all, size_t **lens);
+	/* Rank 0's buffer (*buf, *len) to every rank: malloc'ed on the others. */
+	int (*bcast)(struct cv_par *par, void **buf, size_t *len);
+	/* OTF2's collective callbacks over the ranks, on an OTF2_Archive being written. */
+	int (*otf2_collectives)(struct cv_par *par, void *archive);
+};
+
+/* The sizes of a rank's registry when it began a process (cv.marks): what a process used
+ * first is what lies between its mark and the next. */
+struct cv_sizes {
+	uint32_t strings, regions, metrics, scls, ctxs, papis, comm_refs, notes;
+	uint32_t converted; /* this rank converted the process */
+};
+
+/* A rank's ids, local index -> rank 0's (the archive's), after cv_unify. */
+struct cv_maps {
+	uint32_t *strings, *regions, *metrics, *scls, *ctxs, *papis, *comm_refs, *wins;
+	uint32_t nstrings, nregions, nmetrics, nscls, nctxs, npapis, ncomm_refs, nwins;
+	uint32_t global_nmetrics; /* the archive's metrics (its PAPI classes follow them) */
+};
+
 /* The calling context (id + 1) of region `reg` at line scl (id + 1; 0: none) called from
  * context parent (id + 1; 0: none), defined on first use; 0 when out of memory. */
 uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent);
@@ -449,6 +478,18 @@ struct cv {
 	struct cv_stats stats;
 	uint64_t total_bytes, done_bytes; /* for the progress bar */
 	int progress_shown;
+
+	/* A parallel conversion (NULL: serial).  mine[i]: this rank converts dirs[i]; marks:
+	 * the registry's sizes as each process began (nprocs + 1, the last at the end);
+	 * region_keys: each region's map key; after cv_convert, maps: this rank's ids in the
+	 * archive, and on rank 0 global: the definitions of the whole trace, as a serial
+	 * conversion has them. */
+	struct cv_par *par;
+	unsigned char *mine;
+	struct cv_sizes *marks;
+	char **region_keys;
+	struct cv_maps maps;
+	struct cv *global;
 };
 
 /* Registry. */
@@ -468,6 +509,13 @@ void cv_papi_seen(struct cv *cv, struct cv_loc *l);
  */
 int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx);
 void cv_free(struct cv *cv);
+/*
+ * A parallel conversion's definitions (called by cv_convert before the backend's finish):
+ * every rank's registry goes to rank 0, which builds cv->global in the order a serial
+ * conversion defines them; each rank learns its maps.  failed: this rank's conversion
+ * failed.  0, or -1 when a rank failed, memory ran out or a collective failed.
+ */
+int cv_unify(struct cv *cv, int failed);
 
 /* What an output backend writes: a directory it fills, or files NAME<ext> for each of its
  * extensions. */
@@ -494,6 +542,7 @@ struct cv_backend {
 	const char *written; /* what the summary says it wrote, after the output's name */
 	const char *what;    /* what it writes, for errors: "archive" */
 	unsigned needs;	     /* CV_NEEDS_* */
+	int parallel;	     /* several converter ranks can write it together (cv.par) */
 	const struct cv_ops *ops;
 	/* Creates the backend's state in cv->out for output `out` (the directory, created
 	 * empty, or NAME, whose files exist empty).  Returns 0, or -1 with err set. */

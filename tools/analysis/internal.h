@@ -243,6 +243,10 @@ uint32_t cv_metric_id(struct cv *cv, const char *name, int is_double, const char
 uint32_t cv_papi_set(struct cv *cv, const struct rd_process *p);
 const char *cv_pstring(struct pstate *ps, uint32_t id);
 void cv_leak_add(struct pstate *ps, const struct kalloc *k, int kind, const char *text);
+/* Call site c (its key: file:line:function), id + 1, defined on first use; 0: no memory. */
+uint32_t cv_scl_id(struct cv *cv, const struct cv_scl *c);
+/* PAPI set s (keyed by its names), id + 1, defined on first use; 0: no memory. */
+uint32_t cv_papi_id(struct cv *cv, const struct cv_papi *s);
 void cv_add_prop(struct cv *cv, const char *name, const char *value);
 struct cv_loc *cv_new_loc(struct cv *cv);
 void cv_callsite(struct pstate *ps, struct tstate *t, uint64_t ra);

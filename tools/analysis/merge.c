@@ -176,13 +176,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 			    .node_loc = SIZE_MAX,
 			    .proc_loc = SIZE_MAX};
 	struct cv_process *cp = &cv->procs[pidx];
-	for (size_t i = 0; i < p->nmetrics && cv->node_owner; i++)
-		if (p->metrics[i].node) { /* the first process of a host to sample shows it */
-			if (cv->node_owner[cp->host] < 0)
-				cv->node_owner[cp->host] = (int)pidx;
-			ps.node_metrics = cv->node_owner[cp->host] == (int)pidx;
-			break;
-		}
+	ps.node_metrics = cv->node_owner && cv->node_owner[cp->host] == (int)pidx;
 	ps.offset_ns = cv_host_offset(cv, cp->host, cp->real_minus_mono);
 	cv_mpi_clock(cv, &ps, r0);
 	cp->first_loc = cv->nlocs;
@@ -314,6 +308,61 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
+static void mark(struct cv *cv, size_t at)
+{
+	struct cv_sizes *m = &cv->marks[at];
+	m->strings = cv->nstrings;
+	m->regions = cv->nregions;
+	m->metrics = cv->nmetrics;
+	m->scls = cv->nscls;
+	m->ctxs = cv->nctxs;
+	m->papis = cv->npapis;
+	m->comm_refs = cv->ncomm_refs;
+	m->notes = (uint32_t)cv->nnotes;
+}
+
+/*
+ * A parallel conversion's share of the processes: balanced by their files' sizes, the
+ * largest first, each to the rank with the least so far (the same on every rank).
+ */
+static int share(struct cv *cv, char **dirs, int ndirs)
+{
+	int n = cv->par->size;
+	uint64_t *size = calloc((size_t)ndirs + 1, sizeof(*size));
+	uint64_t *load = calloc((size_t)n, sizeof(*load));
+	int *order = calloc((size_t)ndirs + 1, sizeof(*order));
+	cv->mine = calloc((size_t)ndirs + 1, 1);
+	cv->marks = calloc((size_t)ndirs + 1, sizeof(*cv->marks));
+	if (!size || !load || !order || !cv->mine || !cv->marks) {
+		free(size);
+		free(load);
+		free(order);
+		return -1;
+	}
+	for (int i = 0; i < ndirs; i++) {
+		size[i] = file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
+		order[i] = i;
+	}
+	for (int i = 1; i < ndirs; i++) /* by size, largest first; ties by index */
+		for (int j = i; j > 0 && size[order[j]] > size[order[j - 1]]; j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (int k = 0; k < ndirs; k++) {
+		int least = 0;
+		for (int r = 1; r < n; r++)
+			if (load[r] < load[least])
+				least = r;
+		load[least] += size[order[k]] + 1;
+		cv->mine[order[k]] = least == cv->par->rank;
+	}
+	free(size);
+	free(load);
+	free(order);
+	return 0;
+}
+
 int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wctx)
 {
 	int failed = 0;
@@ -321,8 +370,12 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	if (ndirs < 0)
 		ndirs = 0;
 	cv->stats.first_ns = UINT64_MAX;
+	if (cv->par && share(cv, dirs, ndirs))
+		return -1;
 	for (int i = 0; i < ndirs; i++)
-		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
+		if (!cv->par || cv->mine[i])
+			cv->total_bytes +=
+			    file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
 	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
 	cv->max_procs = (size_t)ndirs;
 	int *parent_pid = calloc((size_t)ndirs, sizeof(*parent_pid));
@@ -357,6 +410,10 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 			continue;
 		}
 		uint32_t pidx = (uint32_t)cv->nprocs++;
+		if (cv->par) {
+			mark(cv, pidx);
+			cv->marks[pidx].converted = cv->mine[i];
+		}
 		struct cv_process *cp = &cv->procs[pidx];
 		cp->dir_name = strdup(p.name);
 		cp->pid = p.pid;
@@ -386,8 +443,16 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cp->mpi_rank = p.mpi_size > 0 && p.mpi_rank > 0 ? p.mpi_rank - 1 : -1;
 		if (p.mpi_size > 0 && (uint32_t)p.mpi_size > cv->mpi_world)
 			cv->mpi_world = (uint32_t)p.mpi_size;
+		for (size_t k = 0; k < p.nmetrics && cv->node_owner; k++)
+			if (p.metrics[k]
+				.node) { /* the first process of a host to sample shows it */
+				if (cv->node_owner[cp->host] < 0)
+					cv->node_owner[cp->host] = (int)pidx;
+				break;
+			}
 		uint64_t too_deep = cv->stats.too_deep;
-		convert_process(cv, &p, pidx, &r0, &next_lock_id, warn, wctx, &failed);
+		if (!cv->par || cv->mine[i])
+			convert_process(cv, &p, pidx, &r0, &next_lock_id, warn, wctx, &failed);
 		if (cv->stats.too_deep > too_deep) { /* never silently: damage, and said */
 			char msg[PATH_MAX + 200];
 			snprintf(msg, sizeof(msg),
@@ -410,6 +475,11 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	if (!failed && cv_write_core_view(cv))
 		failed = 1;
 	progress(cv, 1);
+	if (cv->par) {
+		mark(cv, cv->nprocs);
+		if (cv_unify(cv, failed))
+			failed = 1;
+	}
 	if (cv->stats.first_ns == UINT64_MAX)
 		cv->stats.first_ns = cv->stats.last_ns = 0;
 	int rc =
@@ -462,4 +532,22 @@ void cv_free(struct cv *cv)
 	if (cv->comm_map)
 		cv_idmap_free(&cv->comm_map->m);
 	free(cv->comm_map);
+	free(cv->mine);
+	free(cv->marks);
+	for (uint32_t i = 0; cv->region_keys && i < cv->nregions; i++)
+		free(cv->region_keys[i]);
+	free(cv->region_keys);
+	struct cv_maps *m = &cv->maps;
+	free(m->strings);
+	free(m->regions);
+	free(m->metrics);
+	free(m->scls);
+	free(m->ctxs);
+	free(m->papis);
+	free(m->comm_refs);
+	free(m->wins);
+	if (cv->global) {
+		cv_free(cv->global);
+		free(cv->global);
+	}
 }

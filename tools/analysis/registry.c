@@ -53,6 +53,15 @@ uint32_t cv_region_id(struct cv *cv, char kind, const char *name, const struct c
 			return 0;
 		cv->regions = a;
 	}
+	if (cv->par) { /* the key, for cv_unify */
+		char **k = realloc(cv->region_keys, (cv->nregions + 1) * sizeof(*k));
+		if (!k || !(k[cv->nregions] = strdup(key))) {
+			if (k)
+				cv->region_keys = k;
+			return 0;
+		}
+		cv->region_keys = k;
+	}
 	cv->regions[cv->nregions++] = *r;
 	return id;
 }
@@ -206,6 +215,12 @@ static uint32_t scl_of(struct cv *cv, const struct rd_process *p, uint64_t ra, u
 	cv_resolve_code(cv, p, ra - 1, &s);
 	struct cv_scl c = {cv_string(cv, s.file ? s.file : ""), s.line, cv_string(cv, s.function)};
 	*func = c.function;
+	return cv_scl_id(cv, &c);
+}
+
+uint32_t cv_scl_id(struct cv *cv, const struct cv_scl *cp)
+{
+	struct cv_scl c = *cp;
 	char key[64];
 	snprintf(key, sizeof(key), "%u:%u:%u", c.file, c.line, c.function);
 	if (!cv->scl_map && !(cv->scl_map = calloc(1, sizeof(*cv->scl_map))))
@@ -265,6 +280,12 @@ uint32_t cv_papi_set(struct cv *cv, const struct rd_process *p)
 	if (!s.n)
 		return 0;
 	cv_string(cv, "#"); /* their unit */
+	return cv_papi_id(cv, &s);
+}
+
+uint32_t cv_papi_id(struct cv *cv, const struct cv_papi *sp)
+{
+	struct cv_papi s = *sp;
 	for (uint32_t k = 0; k < cv->npapis; k++)
 		if (cv->papis[k].n == s.n && !memcmp(cv->papis[k].names, s.names, sizeof(s.names)))
 			return k + 1;

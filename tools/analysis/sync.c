@@ -39,7 +39,13 @@ static struct lockent *lock_get(struct pstate *ps, uint64_t addr)
 	while (ps->locks[j].addr && ps->locks[j].addr != addr)
 		j = (j + 1) & (ps->locks_cap - 1);
 	if (!ps->locks[j].addr) {
-		ps->locks[j] = (struct lockent){addr, (*ps->next_lock_id)++, 0};
+		/* Numbered in first-use order; a parallel conversion's ranks interleave theirs,
+		 * which keeps them apart (each rank's are told by the lock ids alone). */
+		uint32_t id = (*ps->next_lock_id)++;
+		const struct cv_par *par = ps->cv->par;
+		if (par)
+			id = id * (uint32_t)par->size + (uint32_t)par->rank;
+		ps->locks[j] = (struct lockent){addr, id, 0};
 		ps->nlocks++;
 	}
 	return &ps->locks[j];

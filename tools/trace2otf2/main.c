@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "parallel.h"
 
 enum {
 	EXIT_OK = 0,
@@ -249,7 +250,22 @@ static void print_leaks(const struct cv *cv)
 			(unsigned long long)cv->stats.kokkos_unseen_bytes);
 }
 
-int main(int argc, char **argv)
+/* A parallel conversion: whether rank 0 succeeded in `ok`, told to every rank. */
+static int all_agree(struct conv_mpi *mpi, int ok)
+{
+	if (!mpi)
+		return ok;
+	char c = (char)ok, *b = &c;
+	size_t len = 1;
+	if (mpi->par.bcast(&mpi->par, (void **)&b, &len) || len != 1)
+		mpi->abort(mpi, EXIT_OUTPUT);
+	ok = *b;
+	if (b != &c)
+		free(b);
+	return ok;
+}
+
+static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
 {
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -349,7 +365,8 @@ int main(int argc, char **argv)
 			rd_process_close(&p);
 			dirs[readable++] = dirs[i];
 		} else {
-			fprintf(stderr, "trace2otf2: %s\n", err);
+			if (!mpi || mpi->par.rank == 0)
+				fprintf(stderr, "trace2otf2: %s\n", err);
 			free(dirs[i]);
 			unreadable++;
 		}
@@ -374,6 +391,26 @@ int main(int argc, char **argv)
 		free_list(dirs, ndirs);
 		return EXIT_USAGE;
 	}
+	int rank = mpi ? mpi->par.rank : 0;
+	if (mpi && core_view) {
+		if (rank == 0)
+			fprintf(stderr,
+				"trace2otf2: --core-view needs every process's CPU "
+				"records in one converter: run it without the MPI launcher\n");
+		free_list(dirs, ndirs);
+		return EXIT_USAGE;
+	}
+	/* Only OTF2 is written in parallel; other formats are converted by rank 0 alone. */
+	struct cv_par *par = mpi && be->parallel ? &mpi->par : NULL;
+	if (mpi && !par && rank != 0) {
+		free_list(dirs, ndirs);
+		return EXIT_OK;
+	}
+	if (mpi && !par && !quiet)
+		fprintf(stderr,
+			"trace2otf2: the %s format is written by one converter: rank 0 converts "
+			"alone while the other %d ranks wait\n",
+			be->name, mpi->par.size - 1);
 	if (!out) {
 		snprintf(outbuf, sizeof(outbuf), "%s%s", in, files ? "" : be->exts[0]);
 		out = outbuf;
@@ -383,14 +420,16 @@ int main(int argc, char **argv)
 			 (int)(n > e && !strcmp(out + n - e, be->exts[0]) ? n - e : n), out);
 		out = outbuf;
 	}
-	if (files ? create_files(out, be->exts) : create_directory(out)) {
+	int created = rank != 0 || !(files ? create_files(out, be->exts) : create_directory(out));
+	if (!(par ? all_agree(mpi, created) : created)) {
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
 
 	struct cv cv = {0};
 	cv.ops = be->ops;
-	cv.progress = progress && !quiet;
+	cv.par = par;
+	cv.progress = progress && !quiet && rank == 0;
 	cv.core_view = core_view;
 	cv.no_clock_align = no_clock_align;
 	const struct sym_line_ops *lines = NULL;
@@ -401,6 +440,8 @@ int main(int argc, char **argv)
 	cv.syms = sym_table_new(lines, debug_dir);
 	if (!cv.syms || be->open(&cv, out, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", cv.syms ? err : "out of memory");
+		if (par) /* the others wait for it in a collective */
+			mpi->abort(mpi, EXIT_OUTPUT);
 		remove_output(out, be);
 		sym_table_free(cv.syms);
 		free_list(dirs, ndirs);
@@ -410,59 +451,95 @@ int main(int argc, char **argv)
 	if (w.dropped)
 		fprintf(stderr, "trace2otf2: ... and %u more problems\n", w.dropped);
 	int status = EXIT_OK;
+	if (rank != 0) { /* rank 0 tells what came of it */
+		be->free(&cv);
+		cv_free(&cv);
+		sym_table_free(cv.syms);
+		free_list(dirs, ndirs);
+		return rc ? EXIT_OUTPUT : EXIT_OK;
+	}
+	/* What a parallel conversion did, all ranks together, is rank 0's global view. */
+	const struct cv *res = cv.global ? cv.global : &cv;
 	if (rc != 0) {
 		const char *why = be->error(&cv);
 		fprintf(stderr, "trace2otf2: %s: writing the %s failed%s%s\n", out, be->what,
 			why ? ": " : "", why ? why : "");
 		status = EXIT_OUTPUT;
-	} else if (cv.stats.processes == 0) {
+	} else if (res->stats.processes == 0) {
 		fprintf(stderr, "trace2otf2: %s: no process of the trace could be read\n", in);
 		status = EXIT_UNREADABLE;
 		if (files) /* a Paraver trace of nothing is not one */
 			remove_output(out, be);
-	} else if (cv.stats.damaged || cv.stats.unreadable || unreadable) {
+	} else if (res->stats.damaged || res->stats.unreadable || unreadable) {
 		status = EXIT_DAMAGED;
 	}
 	if (!quiet && rc == 0) {
-		double span = (double)(cv.stats.last_ns - cv.stats.first_ns) / 1e9;
+		double span = (double)(res->stats.last_ns - res->stats.first_ns) / 1e9;
 		fprintf(stderr,
 			"trace2otf2: %llu process%s, %llu thread%s, %llu events from %llu records, "
 			"%.6f s, written to %s%s",
-			(unsigned long long)cv.stats.processes, cv.stats.processes == 1 ? "" : "es",
-			(unsigned long long)cv.stats.threads, cv.stats.threads == 1 ? "" : "s",
-			(unsigned long long)cv.stats.events, (unsigned long long)cv.stats.records,
-			span, out, be->written);
-		if (cv.stats.lost)
+			(unsigned long long)res->stats.processes,
+			res->stats.processes == 1 ? "" : "es",
+			(unsigned long long)res->stats.threads, res->stats.threads == 1 ? "" : "s",
+			(unsigned long long)res->stats.events,
+			(unsigned long long)res->stats.records, span, out, be->written);
+		if (res->stats.lost)
 			fprintf(stderr, "; %llu events were lost while tracing (see the markers)",
-				(unsigned long long)cv.stats.lost);
-		if (cv.stats.cut_processes)
+				(unsigned long long)res->stats.lost);
+		if (res->stats.cut_processes)
 			fprintf(stderr, "; %llu process%s ended abruptly or left files cut short",
-				(unsigned long long)cv.stats.cut_processes,
-				cv.stats.cut_processes == 1 ? "" : "es");
-		if (cv.stats.unclosed)
+				(unsigned long long)res->stats.cut_processes,
+				res->stats.cut_processes == 1 ? "" : "es");
+		if (res->stats.unclosed)
 			fprintf(stderr, "; %llu regions left open were closed by the converter",
-				(unsigned long long)cv.stats.unclosed);
-		if (cv.stats.too_deep)
+				(unsigned long long)res->stats.unclosed);
+		if (res->stats.too_deep)
 			fprintf(stderr, "; %llu regions nested too deep were left out",
-				(unsigned long long)cv.stats.too_deep);
-		if (cv.mpi_aligned)
+				(unsigned long long)res->stats.too_deep);
+		if (res->mpi_aligned)
 			fprintf(stderr, "; %llu MPI rank%s put on rank 0's clock",
-				(unsigned long long)cv.mpi_aligned, cv.mpi_aligned == 1 ? "" : "s");
-		if (cv.stats.gpu_ops)
+				(unsigned long long)res->mpi_aligned,
+				res->mpi_aligned == 1 ? "" : "s");
+		if (res->stats.gpu_ops)
 			fprintf(stderr,
 				"; %llu GPU operations (%llu moved to keep their stream in order)",
-				(unsigned long long)cv.stats.gpu_ops,
-				(unsigned long long)cv.stats.gpu_clamped);
+				(unsigned long long)res->stats.gpu_ops,
+				(unsigned long long)res->stats.gpu_clamped);
 		if (status == EXIT_DAMAGED)
 			fprintf(stderr, "; the trace is damaged: what was valid is converted");
 		fputs(".\n", stderr);
-		for (size_t i = 0; i < cv.nnotes; i++)
-			fprintf(stderr, "trace2otf2: %s\n", cv.notes[i]);
-		print_leaks(&cv);
+		for (size_t i = 0; i < res->nnotes; i++)
+			fprintf(stderr, "trace2otf2: %s\n", res->notes[i]);
+		print_leaks(res);
 	}
 	be->free(&cv);
 	cv_free(&cv);
 	sym_table_free(cv.syms);
 	free_list(dirs, ndirs);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	int size = conv_launcher_size();
+	if (size <= 1)
+		return convert_main(argc, argv, NULL);
+	struct conv_mpi *mpi = NULL;
+	char err[PATH_MAX + 256];
+	if (conv_mpi_start(&argc, &argv, size, &mpi, err, sizeof(err))) {
+		fprintf(stderr, "trace2otf2: %s\n", err);
+		return EXIT_USAGE;
+	}
+	int status = convert_main(argc, argv, mpi);
+	/* Every rank ends with rank 0's status (its own failures are printed already). */
+	char c = (char)status, *b = &c;
+	size_t len = 1;
+	if (mpi->par.bcast(&mpi->par, (void **)&b, &len) == 0 && len == 1) {
+		if (status == EXIT_OK || mpi->par.rank == 0)
+			status = *b;
+	}
+	if (b != &c)
+		free(b);
+	mpi->finalize(mpi);
 	return status;
 }

@@ -109,7 +109,17 @@ struct suspended {
 	uint32_t *v, n;
 };
 
+/* A marker kept until the end (a parallel conversion: rank 0 writes them all). */
+struct kept_marker {
+	uint64_t loc, t;
+	int kind;
+	char *text;
+	size_t seq; /* its place among all gathered */
+};
+
 struct out {
+	struct kept_marker *kept;
+	size_t nkept, kept_cap;
 	struct cstack *cs; /* by location index */
 	size_t ncs;
 	struct suspended *susp;
@@ -238,7 +248,10 @@ static int otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 	OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(o->ar, &flush, NULL);
 	if (rc == OTF2_SUCCESS)
 		rc = OTF2_Archive_SetMemoryCallbacks(o->ar, &memory, NULL);
-	if (rc == OTF2_SUCCESS)
+	if (rc == OTF2_SUCCESS && cv->par)
+		rc = cv->par->otf2_collectives(cv->par, o->ar) ? OTF2_ERROR_COLLECTIVE_CALLBACK
+							       : OTF2_SUCCESS;
+	else if (rc == OTF2_SUCCESS)
 		rc = OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
 	if (rc == OTF2_SUCCESS)
 		rc = OTF2_Archive_SetCreator(o->ar, "libtrace trace2otf2");
@@ -740,7 +753,7 @@ static const struct {
     [CV_MARK_GPU_LEAK] = {"GPU memory never freed", OTF2_SEVERITY_HIGH},
 };
 
-static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
+static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, const char *text)
 {
 	struct out *o = cv->out;
 	if (!o->markers && !(o->markers = OTF2_Archive_GetMarkerWriter(o->ar))) {
@@ -757,8 +770,116 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 	}
 	check(cv,
 	      OTF2_MarkerWriter_WriteMarker(o->markers, t, 0, (OTF2_MarkerRef)kind,
-					    OTF2_MARKER_SCOPE_LOCATION, l->id, text),
+					    OTF2_MARKER_SCOPE_LOCATION, loc, text),
 	      "Marker");
+}
+
+static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
+{
+	struct out *o = cv->out;
+	if (!cv->par) {
+		write_marker(cv, l->id, t, kind, text);
+		return;
+	}
+	if (o->nkept == o->kept_cap) {
+		size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
+		struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
+		if (!a) {
+			check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+			return;
+		}
+		o->kept = a;
+		o->kept_cap = cap;
+	}
+	char *copy = strdup(text);
+	if (!copy) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+		return;
+	}
+	o->kept[o->nkept++] = (struct kept_marker){l->id, t, kind, copy, 0};
+}
+
+static int kept_cmp(const void *x, const void *y)
+{
+	const struct kept_marker *a = x, *b = y;
+	uint32_t pa = (uint32_t)a->loc, pb = (uint32_t)b->loc; /* their processes */
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq; /* as they came */
+}
+
+/*
+ * A parallel conversion: every rank's markers to rank 0, which writes them process by
+ * process, each process's in the order its rank met them (as a serial conversion does).
+ */
+static void gather_markers(struct cv *cv)
+{
+	struct out *o = cv->out;
+	size_t len = 0;
+	for (size_t i = 0; i < o->nkept; i++)
+		len += 8 + 8 + 4 + strlen(o->kept[i].text) + 1;
+	char *buf = malloc(len + 1), *at = buf;
+	for (size_t i = 0; buf && i < o->nkept; i++) {
+		uint32_t kind = (uint32_t)o->kept[i].kind;
+		memcpy(at, &o->kept[i].loc, 8);
+		memcpy(at + 8, &o->kept[i].t, 8);
+		memcpy(at + 16, &kind, 4);
+		size_t n = strlen(o->kept[i].text) + 1;
+		memcpy(at + 20, o->kept[i].text, n);
+		at += 20 + n;
+	}
+	if (!buf)
+		len = 0;
+	for (size_t i = 0; i < o->nkept; i++)
+		free(o->kept[i].text);
+	free(o->kept);
+	o->kept = NULL;
+	o->nkept = o->kept_cap = 0;
+	void **all = NULL;
+	size_t *lens = NULL;
+	if (cv->par->gather(cv->par, buf ? buf : "", len, &all, &lens))
+		check(cv, OTF2_ERROR_COLLECTIVE_CALLBACK, "gathering the markers");
+	free(buf);
+	if (!all)
+		return;
+	for (int r = 0; r < cv->par->size; r++) { /* every rank's, in rank order */
+		const char *p = all[r], *end = p + lens[r];
+		while (p && end - p >= 21) {
+			struct kept_marker m;
+			uint32_t kind;
+			memcpy(&m.loc, p, 8);
+			memcpy(&m.t, p + 8, 8);
+			memcpy(&kind, p + 16, 4);
+			m.text = (char *)p + 20;
+			size_t n = strnlen(m.text, (size_t)(end - m.text));
+			if (m.text + n == end || kind >= CV_MARK_KINDS)
+				break;
+			m.kind = (int)kind;
+			m.seq = o->nkept;
+			if (o->nkept == o->kept_cap) {
+				size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
+				struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
+				if (!a) {
+					check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+					break;
+				}
+				o->kept = a;
+				o->kept_cap = cap;
+			}
+			o->kept[o->nkept++] = m;
+			p = m.text + n + 1;
+		}
+	}
+	qsort(o->kept, o->nkept, sizeof(*o->kept), kept_cmp);
+	for (size_t i = 0; i < o->nkept; i++)
+		write_marker(cv, o->kept[i].loc, o->kept[i].t, o->kept[i].kind, o->kept[i].text);
+	free(o->kept);
+	o->kept = NULL;
+	o->nkept = o->kept_cap = 0;
+	for (int r = 0; r < cv->par->size; r++)
+		free(all[r]);
+	free(all);
+	free(lens);
 }
 
 static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *p)
@@ -1373,6 +1494,71 @@ static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	(void)o;
 }
 
+/*
+ * A parallel conversion: this rank's events name its own ids; each of its locations' local
+ * definitions maps them to the archive's (OTF2 mapping tables, as Score-P writes them).
+ * Comms: the processes' thread groups keep their numbers, the teams', MPI's and the GPU
+ * windows' follow in one numbering; metrics: the samplers', then the PAPI classes.
+ */
+/* One mapping table, unless it maps every id to itself (OTF2 then wants none). */
+static void write_mapping(struct cv *cv, OTF2_DefWriter *d, OTF2_MappingType type,
+			  const uint32_t *map, uint32_t n)
+{
+	uint32_t i = 0;
+	while (i < n && map[i] == i)
+		i++;
+	if (i == n)
+		return;
+	OTF2_IdMap *m = OTF2_IdMap_CreateFromUint32Array(n, map, true);
+	if (!m) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+		return;
+	}
+	check(cv, OTF2_DefWriter_WriteMappingTable(d, type, m), "MappingTable");
+	OTF2_IdMap_Free(m);
+}
+
+static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
+{
+	const struct cv_maps *m = &cv->maps;
+	struct {
+		OTF2_MappingType type;
+		const uint32_t *map;
+		uint32_t n;
+	} plain[] = {
+	    {OTF2_MAPPING_STRING, m->strings, m->nstrings},
+	    {OTF2_MAPPING_REGION, m->regions, m->nregions},
+	    {OTF2_MAPPING_SOURCE_CODE_LOCATION, m->scls, m->nscls},
+	    {OTF2_MAPPING_CALLING_CONTEXT, m->ctxs, m->nctxs},
+	    {OTF2_MAPPING_RMA_WIN, m->wins, m->nwins},
+	};
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		write_mapping(cv, d, plain[i].type, plain[i].map, plain[i].n);
+	uint32_t nm = m->nmetrics + m->npapis, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
+	uint32_t *a = malloc(((nm > nc ? nm : nc) + 1) * sizeof(*a));
+	if (!a) {
+		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+		return;
+	}
+	struct {
+		OTF2_MappingType type;
+		uint32_t n;
+	} built[] = {{OTF2_MAPPING_METRIC, nm}, {OTF2_MAPPING_COMM, nc}};
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; i < built[k].n; i++)
+			if (k == 0)
+				a[i] = i < m->nmetrics
+					   ? m->metrics[i]
+					   : m->global_nmetrics + m->papis[i - m->nmetrics];
+			else
+				a[i] = i < cv->max_procs ? i
+							 : (uint32_t)cv->max_procs +
+							       m->comm_refs[i - cv->max_procs];
+		write_mapping(cv, d, built[k].type, a, built[k].n);
+	}
+	free(a);
+}
+
 static int finish(struct cv *cv)
 {
 	struct out *o = cv->out;
@@ -1386,23 +1572,32 @@ static int finish(struct cv *cv)
 	free(o->susp);
 	o->susp = NULL;
 	o->nsusp = 0;
+	if (cv->par) /* every rank's markers, written by rank 0 */
+		gather_markers(cv);
 	if (o->markers)
 		check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers), "closing the markers");
 	check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
 	check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
+		if (d && cv->par)
+			write_mappings(cv, d);
 		if (d)
 			check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
 			      "closing a definition writer");
 	}
 	check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
-	OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);
-	if (g) {
-		write_definitions(cv, g);
-		check(cv, OTF2_Archive_CloseGlobalDefWriter(o->ar, g), "closing the definitions");
-	} else {
-		check(cv, OTF2_ERROR_INVALID_CALL, "opening the global definition writer");
+	/* The global definitions: rank 0's, of the whole trace, in a parallel conversion. */
+	struct cv *defs = cv->par ? cv->global : cv;
+	if (defs) {
+		OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);
+		if (g) {
+			write_definitions(defs, g);
+			check(cv, OTF2_Archive_CloseGlobalDefWriter(o->ar, g),
+			      "closing the definitions");
+		} else {
+			check(cv, OTF2_ERROR_INVALID_CALL, "opening the global definition writer");
+		}
 	}
 	for (size_t i = 0; i < cv->nprops; i++)
 		check(cv,
@@ -1472,6 +1667,7 @@ const struct cv_backend cv_otf2_backend = {
     .written = "/traces.otf2",
     .what = "archive",
     .needs = CV_NEEDS_SOURCE_LINES | CV_NEEDS_CORE_VIEW,
+    .parallel = 1,
     .ops = &otf2_ops,
     .open = otf2_open,
     .error = otf2_error,

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * parallel.h - trace2otf2 under an MPI launcher: the converter's ranks (convert.h, struct
+ * cv_par) from the MPI module libtrace-convert-mpi.so, which trace2otf2 loads only when a
+ * launcher started it with more than one process, so that the converter itself never
+ * depends on an MPI library.
+ */
+#ifndef LIBTRACE_PARALLEL_H
+#define LIBTRACE_PARALLEL_H
+
+#include <stddef.h>
+
+#include "convert.h"
+
+struct conv_mpi {
+	struct cv_par par;
+	void (*finalize)(struct conv_mpi *m);
+	void (*abort)(struct conv_mpi *m, int status); /* ends every rank: a rank failed alone */
+};
+
+/* The module's entry point: MPI_Init, then checks that MPI sees `expected` processes (the
+ * launcher's count).  0 and *out, or -1 with err set. */
+typedef int (*conv_mpi_init_fn)(int *argc, char ***argv, int expected, struct conv_mpi **out,
+				char *err, size_t errlen);
+#define CONV_MPI_INIT	"ltr_convert_mpi_init"
+#define CONV_MPI_MODULE "libtrace-convert-mpi.so"
+
+/*
+ * The number of processes an MPI launcher started (Open MPI's mpirun, MPICH's mpiexec,
+ * Slurm's srun), 0 when none did.  With more than 1, loads the MPI module (beside the
+ * executable, or in LIBDIR/libtrace) and starts it: 0 and *out, or -1 with err set.
+ */
+int conv_launcher_size(void);
+int conv_mpi_start(int *argc, char ***argv, int size, struct conv_mpi **out, char *err,
+		   size_t errlen);
+
+#endif /* LIBTRACE_PARALLEL_H */
