@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/convert-parallel.sh - trace2otf2's speed-up under an MPI launcher.
+#
+#   bench/convert-parallel.sh [BUILD_DIR] [ROUNDS] [SHAPES] [RANKS]
+#   (defaults: build, 5, "8x3000000 16x1000000 64x250000", "1 2 4")
+#
+# SHAPES: PROCESSESxRECORDS, a trace of that many processes (bench_event --record, region
+# enter/leave only, one thread each) of about that many records.  Each is converted to OTF2
+# serially (no launcher) and with each count of RANKS (mpirun -np N trace2otf2), ROUNDS times,
+# alternating; prints the median wall time of each and its ratio to the serial one.  Every
+# parallel archive is checked to hold the events of the serial one (otf2-print, mapped ids).
+set -eu
+build=${1:-build}
+rounds=${2:-5}
+shapes=${3:-8x3000000 16x1000000 64x250000}
+ranks=${4:-1 2 4}
+conv=$(cd "$build" && pwd)/trace2otf2
+lib=$(cd "$build" && pwd)/libtrace.so
+[ -x "$conv" ] && [ -x "$build/bench/bench_event" ] || { echo "build the project first ($build)" >&2; exit 2; }
+[ -f "$build/libtrace-convert-mpi.so" ] || { echo "no libtrace-convert-mpi.so in $build (libopenmpi-dev)" >&2; exit 2; }
+mpirun=(mpirun --allow-run-as-root --oversubscribe)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-bench-cpar.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for s in $shapes; do
+	procs=${s%x*} records=${s#*x}
+	for _ in $(seq "$procs"); do
+		LD_PRELOAD=$lib LIBTRACE_OUTPUT=$tmp/t$s LIBTRACE_QUIET=1 "$build/bench/bench_event" --record $((records / 2)) >/dev/null
+	done
+done
+
+# wall OUT CMD...: runs CMD, appends its wall time (s) to OUT.
+wall() {
+	local out=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; echo "failed: $*" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >>"$out"
+}
+
+for r in $(seq "$rounds"); do
+	for s in $shapes; do
+		rm -rf "$tmp/a$s.serial"
+		wall "$tmp/r$s.serial" "$conv" -q "$tmp/t$s" -o "$tmp/a$s.serial"
+		for n in $ranks; do
+			rm -rf "$tmp/a$s.$n"
+			wall "$tmp/r$s.$n" "${mpirun[@]}" -np "$n" "$conv" -q "$tmp/t$s" -o "$tmp/a$s.$n"
+		done
+	done
+done
+for s in $shapes; do
+	otf2-print "$tmp/a$s.serial/traces.otf2" | grep -v '^Trace identifier' >"$tmp/serial.txt"
+	for n in $ranks; do
+		otf2-print "$tmp/a$s.$n/traces.otf2" | grep -v '^Trace identifier' | cmp -s - "$tmp/serial.txt" ||
+			{ echo "$s, $n ranks: the archive's events differ from the serial one's" >&2; exit 1; }
+	done
+done
+
+echo "trace2otf2 to OTF2, median of $rounds (machine: $(nproc) CPUs, $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)):"
+printf '%-14s %12s %10s' shape records serial
+for n in $ranks; do printf ' %16s' "$n rank(s)"; done
+echo
+for s in $shapes; do
+	rec=$("$conv" "$tmp/t$s" -o "$tmp/count" 2>&1 | sed -n 's/.* events from \([0-9]*\) records.*/\1/p')
+	rm -rf "$tmp/count"
+	med() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+	ser=$(med "$tmp/r$s.serial")
+	printf '%-14s %12s %9.3fs' "$s" "$rec" "$ser"
+	for n in $ranks; do
+		m=$(med "$tmp/r$s.$n")
+		printf ' %8.3fs %5.2fx' "$m" "$(echo "$m $ser" | awk '{print $1 / $2}')"
+	done
+	echo
+done
+echo "(the ratio is the parallel wall time over the serial one; every archive's events equal the serial one's)"
