@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 for s in $shapes; do
 	procs=${s%x*} records=${s#*x}
 	for _ in $(seq "$procs"); do
-		LD_PRELOAD=$lib LIBTRACE_OUTPUT=$tmp/t$s LIBTRACE_QUIET=1 "$build/bench/bench_event" --record $((records / 2)) >/dev/null
+		LD_PRELOAD=$lib LIBTRACE_OUTPUT=$tmp/t$s LIBTRACE_QUIET=1 "$build/bench/bench_event" --record "$records" >/dev/null
 	done
 done
 

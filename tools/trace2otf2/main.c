@@ -26,6 +26,8 @@ enum {
 };
 
 static const char usage_tail[] =
+    "  -j, --jobs N         otf2: convert in N processes of this machine (at most one\n"
+    "                       per traced process), the same archive as in one\n"
     "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
     "      --progress       draw the progress bar even when stderr is not a terminal\n"
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
@@ -46,6 +48,10 @@ static const char usage_tail[] =
 #endif
     ";\n"
     "an address no symbol covers is named module+0xOFFSET.\n"
+    "\n"
+    "Under an MPI launcher (mpirun -np N trace2otf2 TRACE_DIR, or srun), the N converters\n"
+    "share the trace's processes and write one OTF2 archive together, the same as a\n"
+    "serial conversion's (libtrace-convert-mpi.so; other formats: rank 0 converts alone).\n"
     "\n"
     "Exit status:\n"
     "  0  converted; processes that were killed or whose files were cut short are\n"
@@ -265,8 +271,9 @@ static int all_agree(struct conv_mpi *mpi, int ok)
 	return ok;
 }
 
-static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
+static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 {
+	struct conv_mpi *mpi = *mpip;
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -275,6 +282,7 @@ static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
 	    {"debug-dir", required_argument, NULL, 'D'},
 	    {"core-view", no_argument, NULL, 'C'},
 	    {"no-clock-align", no_argument, NULL, 'A'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -284,8 +292,20 @@ static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
 	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
 	const struct cv_backend *be = cv_backend_list()[0];
-	while ((c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
+	int jobs = 1;
+	while ((c = getopt_long(argc, argv, "o:f:j:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 256) {
+				fprintf(stderr, "trace2otf2: --jobs %s: a number from 1 to 256\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			jobs = (int)n;
+			break;
+		}
 		case 'f':
 			if (!(be = cv_backend_find(optarg))) {
 				char names[256];
@@ -425,6 +445,22 @@ static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
 		free_list(dirs, ndirs);
 		return EXIT_OUTPUT;
 	}
+	/* -j N: this process and N - 1 forked from it share the processes, as under MPI. */
+	if (jobs > 1 && !mpi && (!be->parallel || core_view)) {
+		if (!quiet)
+			fprintf(stderr, "trace2otf2: --jobs: %s converts in one process\n",
+				core_view ? "--core-view" : be->name);
+	} else if (jobs > 1 && !mpi) {
+		if (conv_local_start(jobs < ndirs ? jobs : ndirs, mpip, err, sizeof(err))) {
+			fprintf(stderr, "trace2otf2: --jobs: %s\n", err);
+			remove_output(out, be);
+			free_list(dirs, ndirs);
+			return EXIT_OUTPUT;
+		}
+		mpi = *mpip;
+		par = &mpi->par;
+		rank = par->rank;
+	}
 
 	struct cv cv = {0};
 	cv.ops = be->ops;
@@ -522,15 +558,15 @@ static int convert_main(int argc, char **argv, struct conv_mpi *mpi)
 int main(int argc, char **argv)
 {
 	int size = conv_launcher_size();
-	if (size <= 1)
-		return convert_main(argc, argv, NULL);
 	struct conv_mpi *mpi = NULL;
 	char err[PATH_MAX + 256];
-	if (conv_mpi_start(&argc, &argv, size, &mpi, err, sizeof(err))) {
+	if (size > 1 && conv_mpi_start(&argc, &argv, size, &mpi, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", err);
 		return EXIT_USAGE;
 	}
-	int status = convert_main(argc, argv, mpi);
+	int status = convert_main(argc, argv, &mpi);
+	if (!mpi) /* serial (or -j 1) */
+		return status;
 	/* Every rank ends with rank 0's status (its own failures are printed already). */
 	char c = (char)status, *b = &c;
 	size_t len = 1;

@@ -42,8 +42,8 @@
 #include "convert.h"
 
 #define EVT_CHUNK  (256u * 1024u) /* OTF2's minimum event chunk */
-#define DEF_CHUNK  (4u * 1024u * 1024u)
-#define EVT_CHUNKS 2u /* chunks a buffer may hold before OTF2 must flush */
+#define DEF_CHUNK  (256u * 1024u) /* the minimum too: every location has its own */
+#define EVT_CHUNKS 2u		  /* chunks a buffer may hold before OTF2 must flush */
 
 enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_CPU_TIME, ATTR_COUNT };
 

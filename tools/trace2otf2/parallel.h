@@ -31,6 +31,9 @@ typedef int (*conv_mpi_init_fn)(int *argc, char ***argv, int expected, struct co
  * executable, or in LIBDIR/libtrace) and starts it: 0 and *out, or -1 with err set.
  */
 int conv_launcher_size(void);
+/* trace2otf2 -j N: forks ranks 1..N-1 of this process (which is rank 0); each returns with
+ * its *out.  0, or -1 with err set. */
+int conv_local_start(int n, struct conv_mpi **out, char *err, size_t errlen);
 int conv_mpi_start(int *argc, char ***argv, int size, struct conv_mpi **out, char *err,
 		   size_t errlen);
 
