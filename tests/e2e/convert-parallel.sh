@@ -1,33 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# trace2otf2 under an MPI launcher (mpirun -np N trace2otf2): one trace of many kinds of
-# processes (4 MPI ranks of mpi_patterns, omp_bots built by gcc with stack samples and by
-# clang with call paths, callsites, the processes procs forks and execs, mark_then's
-# markers, and one killed mid-run) converted serially and by 2, 3 and 5 converter ranks
-# (more ranks than some processes' sizes: a rank may convert nothing).  Each archive passes
-# otf2-print -Werror; its global definitions are the serial archive's, line for line
-# (otf2-print -G); its marker file too, byte for byte; trace-report reads the same profile
-# from it; every
-# location holds the same events (compare_otf2.py, through the mapping tables, with every
-# definition resolved).  --core-view is refused under the launcher; Paraver is written by
-# rank 0 alone, the same as serially.  Skips without Open MPI or the MPI module.
+# A parallel conversion (trace2otf2 -j N, and mpirun -np N trace2otf2 with Open MPI): one
+# trace of many kinds of processes (4 MPI ranks of mpi_patterns, omp_bots built by gcc with
+# stack samples and by clang with call paths, callsites, the processes procs forks and
+# execs, mark_then's markers, and one killed mid-run) converted serially, with -j 2, 3 and
+# 5, and by 2 and 3 MPI ranks.  Each archive passes otf2-print -Werror; its global
+# definitions are the serial archive's, line for line (otf2-print -G); its marker file too,
+# byte for byte; trace-report reads the same profile from it; every location holds the same
+# events (compare_otf2.py, through the mapping tables, with every definition resolved).
+# --core-view is refused under the launcher and converts in one process with -j; Paraver is
+# written by rank 0 alone, the same as serially.  The MPI part skips without Open MPI or
+# the MPI module.
 . "$(dirname "$0")/lib.sh"
 need_converter
 module=$BUILD/libtrace-convert-mpi.so
-[ -f "$module" ] || skip "no $module (libopenmpi-dev at build time)"
-command -v mpirun.openmpi >/dev/null || skip "mpirun.openmpi missing (openmpi-bin)"
-command -v mpicc.openmpi >/dev/null || skip "mpicc.openmpi missing (libopenmpi-dev)"
-ldd "$module" | grep -q libmpi.so.40 || skip "the module is not Open MPI's"
+mpi=1
+if [ ! -f "$module" ]; then
+	echo "MPI: not tested (no $module: libopenmpi-dev at build time)"
+	mpi=0
+elif ! command -v mpirun.openmpi >/dev/null || ! command -v mpicc.openmpi >/dev/null; then
+	echo "MPI: not tested (mpirun.openmpi or mpicc.openmpi missing)"
+	mpi=0
+elif ! ldd "$module" | grep -q libmpi.so.40; then
+	echo "MPI: not tested (the module is not Open MPI's)"
+	mpi=0
+fi
 mpirun=(mpirun.openmpi --allow-run-as-root --oversubscribe)
 P=$SRC/tests/programs
 T=$WORK/t
 export LIBTRACE_QUIET=1
 
 # The trace: every kind of definition a conversion makes.
-mpicc.openmpi -O1 -g "$P/mpi_patterns.c" -o "$WORK/pat" || fail "cannot build mpi_patterns"
-comp=$BUILD/libtrace-mpi-openmpi.so
-timeout 120 "${mpirun[@]}" -np 4 -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$T" \
-	-x LIBTRACE_QUIET=1 "$WORK/pat" >/dev/null || fail "the traced MPI run failed"
+if [ $mpi = 1 ]; then
+	mpicc.openmpi -O1 -g "$P/mpi_patterns.c" -o "$WORK/pat" || fail "cannot build mpi_patterns"
+	comp=$BUILD/libtrace-mpi-openmpi.so
+	timeout 120 "${mpirun[@]}" -np 4 -x "LD_PRELOAD=$LIB:$comp" -x "LIBTRACE_OUTPUT=$T" \
+		-x LIBTRACE_QUIET=1 "$WORK/pat" >/dev/null || fail "the traced MPI run failed"
+fi
 gcc -O1 -g -fopenmp "$P/omp_bots.c" -o "$WORK/bots" || fail "cannot build omp_bots"
 OMP_NUM_THREADS=4 LIBTRACE_STACK_SAMPLING=200us traced "$T" "$WORK/bots" >/dev/null ||
 	fail "omp_bots (gcc) failed"
@@ -45,7 +54,7 @@ gcc -O1 -g -I"$SRC/include" "$P/mark_then.c" -o "$WORK/mark_then" -L"$BUILD" \
 traced "$T" "$WORK/mark_then" 20 0 >/dev/null || fail "mark_then failed"
 traced "$T" "$WORK/mark_then" 5 -9 >/dev/null 2>&1
 n=$(ls "$T" | wc -l)
-[ "$n" -ge 12 ] || fail "$n processes in the trace, want 12 or more"
+[ "$n" -ge $((8 + 4 * mpi)) ] || fail "$n processes in the trace, want $((8 + 4 * mpi)) or more"
 
 "$CONVERT" -q "$T" -o "$WORK/serial.otf2" || fail "the serial conversion failed: $?"
 otf2-print -G "$WORK/serial.otf2/traces.otf2" >"$WORK/serial.defs"
@@ -56,37 +65,50 @@ otf2-print -G "$WORK/serial.otf2/traces.otf2" >"$WORK/serial.defs"
 grep -Eq 'killed|died|cut' "$WORK/serial.report" || fail "the report shows no killed process"
 grep -q '^CALLING_CONTEXT ' "$WORK/serial.defs" || fail "no calling contexts to compare"
 grep -q '^COMM .*Thread team' "$WORK/serial.defs" || fail "no OpenMP teams to compare"
-grep -q '^COMM .*MPI_COMM_WORLD' "$WORK/serial.defs" || fail "no MPI communicators to compare"
-for np in 2 3 5; do
-	a=$WORK/par$np.otf2
-	timeout 300 "${mpirun[@]}" -np $np "$CONVERT" -q "$T" -o "$a" 2>"$WORK/par.err" ||
-		{ cat "$WORK/par.err" >&2; fail "$np ranks: the conversion failed"; }
+[ $mpi = 0 ] || grep -q '^COMM .*MPI_COMM_WORLD' "$WORK/serial.defs" ||
+	fail "no MPI communicators to compare"
+ways=("-j 2" "-j 3" "-j 5")
+[ $mpi = 0 ] || ways+=("mpirun 2" "mpirun 3")
+for way in "${ways[@]}"; do
+	np=${way#* } a=$WORK/par${way/ /}.otf2
+	if [ "${way% *}" = -j ]; then
+		timeout 300 "$CONVERT" -q -j $np "$T" -o "$a" 2>"$WORK/par.err"
+	else
+		timeout 300 "${mpirun[@]}" -np $np "$CONVERT" -q "$T" -o "$a" 2>"$WORK/par.err"
+	fi || { cat "$WORK/par.err" >&2; fail "$way: the conversion failed"; }
 	otf2-print --silent -Werror "$a/traces.otf2" >"$WORK/print.log" 2>&1 ||
-		{ head "$WORK/print.log" >&2; fail "$np ranks: otf2-print -Werror rejects the archive"; }
+		{ head "$WORK/print.log" >&2; fail "$way: otf2-print -Werror rejects the archive"; }
 	otf2-print -G "$a/traces.otf2" | cmp -s - "$WORK/serial.defs" || {
 		otf2-print -G "$a/traces.otf2" | diff "$WORK/serial.defs" - | head >&2
-		fail "$np ranks: the global definitions differ from the serial conversion's"
+		fail "$way: the global definitions differ from the serial conversion's"
 	}
 	cmp -s "$a/traces.marker" "$WORK/serial.otf2/traces.marker" ||
-		fail "$np ranks: the markers differ from the serial conversion's"
+		fail "$way: the markers differ from the serial conversion's"
 	"$BUILD/trace-report" "$a" 2>&1 | sed "s|$a|ARCHIVE|g" >"$WORK/par.report"
 	cmp -s "$WORK/par.report" "$WORK/serial.report" || {
 		diff "$WORK/serial.report" "$WORK/par.report" | head >&2
-		fail "$np ranks: trace-report reads another profile from the archive"
+		fail "$way: trace-report reads another profile from the archive"
 	}
 	otf2-print -M "$a/traces.otf2" | grep -q '^MAPPING_TABLE' ||
-		fail "$np ranks: no location has a mapping table (were all ids the same?)"
+		fail "$way: no location has a mapping table (were all ids the same?)"
 	/usr/bin/python3 "$SRC/tests/e2e/compare_otf2.py" "$WORK/serial.otf2/traces.otf2" \
-		"$a/traces.otf2" >"$WORK/cmp.log" || { tail "$WORK/cmp.log" >&2; fail "$np ranks: events differ"; }
-	echo "$np ranks: $(grep -c '^location' "$WORK/cmp.log") locations, $(tail -1 "$WORK/cmp.log")"
+		"$a/traces.otf2" >"$WORK/cmp.log" || { tail "$WORK/cmp.log" >&2; fail "$way: events differ"; }
+	echo "$way: $(grep -c '^location' "$WORK/cmp.log") locations, $(tail -1 "$WORK/cmp.log")"
 done
 
 # What is refused, and what rank 0 does alone.
+"$CONVERT" -j 2 --core-view "$T" -o "$WORK/cvj.otf2" 2>"$WORK/cvj.err" || fail "-j 2 --core-view failed"
+grep -q 'core-view converts in one process' "$WORK/cvj.err" || fail "-j 2 --core-view: no note"
+otf2-print --silent -Werror "$WORK/cvj.otf2/traces.otf2" >/dev/null 2>&1 || fail "-j 2 --core-view: a bad archive"
+"$CONVERT" -q -f paraver "$T" -o "$WORK/serial" || fail "serial Paraver conversion"
+if [ $mpi = 0 ]; then
+	echo "convert-parallel: ok (without MPI)"
+	exit 0
+fi
 "${mpirun[@]}" -np 2 "$CONVERT" -q --core-view "$T" -o "$WORK/cv.otf2" >/dev/null 2>"$WORK/cv.err" &&
 	fail "--core-view under the launcher was accepted"
 grep -q 'core-view needs every process' "$WORK/cv.err" || fail "--core-view: no reason given"
 [ ! -e "$WORK/cv.otf2" ] || fail "--core-view under the launcher left an output"
-"$CONVERT" -q -f paraver "$T" -o "$WORK/serial" || fail "serial Paraver conversion"
 "${mpirun[@]}" -np 2 "$CONVERT" -f paraver "$T" -o "$WORK/par" 2>"$WORK/prv.err" ||
 	fail "Paraver under the launcher failed"
 grep -q 'rank 0 converts alone' "$WORK/prv.err" || fail "Paraver under the launcher: no note"
