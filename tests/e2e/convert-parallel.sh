@@ -9,7 +9,8 @@
 # byte for byte; trace-report reads the same profile from it; every location holds the same
 # events (compare_otf2.py, through the mapping tables, with every definition resolved).
 # --core-view is refused under the launcher and converts in one process with -j; Paraver is
-# written by rank 0 alone, the same as serially.  The MPI part skips without Open MPI or
+# written by rank 0 alone, the same as serially; a converter a rank runs (not the launcher)
+# converts alone.  The MPI part skips without Open MPI or
 # the MPI module.
 . "$(dirname "$0")/lib.sh"
 need_converter
@@ -105,6 +106,19 @@ if [ $mpi = 0 ]; then
 	echo "convert-parallel: ok (without MPI)"
 	exit 0
 fi
+# A converter that a rank runs (a job script, trace-run converting after the run) inherits
+# the rank's MPI environment but is no converter rank: it converts alone, as always.
+"${mpirun[@]}" -np 2 bash -c '"$0" -q "$1" -o "$2.$OMPI_COMM_WORLD_RANK"; exit $?' "$CONVERT" \
+	"$T" "$WORK/inherited" || fail "a converter run by a rank failed"
+for r in 0 1; do
+	/usr/bin/python3 "$SRC/tests/e2e/compare_otf2.py" "$WORK/serial.otf2/traces.otf2" \
+		"$WORK/inherited.$r/traces.otf2" >/dev/null || fail "a converter run by rank $r: events differ"
+done
+# Ranks started with different arguments (another output each) are refused, none writes.
+"${mpirun[@]}" -np 2 bash -c 'exec "$0" -q "$1" -o "$2.$OMPI_COMM_WORLD_RANK"' "$CONVERT" "$T" \
+	"$WORK/differ" >/dev/null 2>"$WORK/differ.err" && fail "ranks with different arguments were accepted"
+grep -q 'other arguments than rank 0' "$WORK/differ.err" || fail "different arguments: no reason given"
+[ ! -e "$WORK/differ.0" ] && [ ! -e "$WORK/differ.1" ] || fail "different arguments: an output was left"
 "${mpirun[@]}" -np 2 "$CONVERT" -q --core-view "$T" -o "$WORK/cv.otf2" >/dev/null 2>"$WORK/cv.err" &&
 	fail "--core-view under the launcher was accepted"
 grep -q 'core-view needs every process' "$WORK/cv.err" || fail "--core-view: no reason given"

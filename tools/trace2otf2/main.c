@@ -555,6 +555,48 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	return status;
 }
 
+/*
+ * Under a launcher: whether every rank was given rank 0's arguments (a job script that
+ * names another output per rank would have the ranks write different archives together).
+ */
+static int same_arguments(struct conv_mpi *mpi, int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *mine = calloc(1, len), *p = mine;
+	if (!mine)
+		mpi->abort(mpi, EXIT_OUTPUT);
+	for (int i = 1; i < argc; i++)
+		p = stpcpy(p, argv[i]) + 1;
+	void *theirs = mine;
+	size_t n = len;
+	if (mpi->par.bcast(&mpi->par, &theirs, &n))
+		mpi->abort(mpi, EXIT_OUTPUT);
+	char ok = n == len && !memcmp(theirs, mine, len);
+	if (theirs != mine)
+		free(theirs);
+	free(mine);
+	void **all = NULL;
+	size_t *lens = NULL;
+	if (mpi->par.gather(&mpi->par, &ok, 1, &all, &lens))
+		mpi->abort(mpi, EXIT_OUTPUT);
+	int bad = -1;
+	for (int r = 0; all && r < mpi->par.size; r++) {
+		if (bad < 0 && (lens[r] != 1 || !*(char *)all[r]))
+			bad = r;
+		free(all[r]);
+	}
+	free(all);
+	free(lens);
+	if (mpi->par.rank == 0 && bad >= 0)
+		fprintf(stderr,
+			"trace2otf2: rank %d of the converters was given other arguments than "
+			"rank 0: every rank must be the same command (one output, one trace)\n",
+			bad);
+	return all_agree(mpi, bad < 0);
+}
+
 int main(int argc, char **argv)
 {
 	int size = conv_launcher_size();
@@ -562,6 +604,10 @@ int main(int argc, char **argv)
 	char err[PATH_MAX + 256];
 	if (size > 1 && conv_mpi_start(&argc, &argv, size, &mpi, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (mpi && !same_arguments(mpi, argc, argv)) {
+		mpi->finalize(mpi);
 		return EXIT_USAGE;
 	}
 	int status = convert_main(argc, argv, &mpi);

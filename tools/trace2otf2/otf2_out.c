@@ -1505,9 +1505,9 @@ static void write_mapping(struct cv *cv, OTF2_DefWriter *d, OTF2_MappingType typ
 			  const uint32_t *map, uint32_t n)
 {
 	uint32_t i = 0;
-	while (i < n && map[i] == i)
+	while (map && i < n && map[i] == i)
 		i++;
-	if (i == n)
+	if (i == n || !map) /* the identity, or no maps: cv_unify failed */
 		return;
 	OTF2_IdMap *m = OTF2_IdMap_CreateFromUint32Array(n, map, true);
 	if (!m) {
@@ -1534,6 +1534,9 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		write_mapping(cv, d, plain[i].type, plain[i].map, plain[i].n);
+	if ((m->nmetrics && !m->metrics) || (m->npapis && !m->papis) ||
+	    (m->ncomm_refs && !m->comm_refs))
+		return; /* cv_unify failed */
 	uint32_t nm = m->nmetrics + m->npapis, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
 	uint32_t *a = malloc(((nm > nc ? nm : nc) + 1) * sizeof(*a));
 	if (!a) {

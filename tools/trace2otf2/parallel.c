@@ -13,8 +13,30 @@
 
 #include "parallel.h"
 
+/* Whether this process's parent is an MPI launcher or its daemon: a program that a rank
+ * runs (trace-run converting after the run, a job script) inherits the rank's environment,
+ * and is not one of the converter's ranks. */
+static int started_by_launcher(void)
+{
+	static const char *const names[] = {"mpirun", "mpiexec",	 "orterun", "orted",
+					    "prte",   "hydra_pmi_proxy", "srun",    "slurmstepd"};
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int ok = fgets(comm, sizeof(comm), f) != NULL;
+	fclose(f);
+	for (size_t i = 0; ok && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(comm, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
 int conv_launcher_size(void)
 {
+	if (!started_by_launcher())
+		return 0;
 	/* Open MPI's mpirun; MPICH's (Hydra) and Slurm's PMI; Slurm's srun with PMIx. */
 	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {

@@ -27,8 +27,10 @@ typedef int (*conv_mpi_init_fn)(int *argc, char ***argv, int expected, struct co
 
 /*
  * The number of processes an MPI launcher started (Open MPI's mpirun, MPICH's mpiexec,
- * Slurm's srun), 0 when none did.  With more than 1, loads the MPI module (beside the
- * executable, or in LIBDIR/libtrace) and starts it: 0 and *out, or -1 with err set.
+ * Slurm's srun), 0 when none did: when the launcher (or its daemon) is not this process's
+ * parent, it did not start this process, whatever the environment says.  With more than 1, loads
+ * the MPI module (beside the executable, or in LIBDIR/libtrace) and starts it: 0 and *out, or -1
+ * with err set.
  */
 int conv_launcher_size(void);
 /* trace2otf2 -j N: forks ranks 1..N-1 of this process (which is rank 0); each returns with
