@@ -39,98 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
-
-#define EVT_CHUNK  (256u * 1024u) /* OTF2's minimum event chunk */
-#define DEF_CHUNK  (256u * 1024u) /* the minimum too: every location has its own */
-#define EVT_CHUNKS 2u		  /* chunks a buffer may hold before OTF2 must flush */
-
-enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_CPU_TIME, ATTR_COUNT };
-
-/* PAPI metric classes and members: refs after the converter's own metrics. */
-#define PAPI_CLASS(cv, k) ((OTF2_MetricRef)((cv)->nmetrics + (k)))
-
-/* The converter's attributes (enum cv_attr_id), after ours. */
-static const struct {
-	const char *name, *desc;
-	OTF2_Type type;
-} cv_attrs[CV_ATTR_COUNT] = {
-    [CV_ATTR_TASK_ID] = {"TaskId", "the OpenMP task's id (unique in its process)",
-			 OTF2_TYPE_UINT64},
-    [CV_ATTR_TASK_DEPENDS] = {"TaskDependsOn",
-			      "ids of the tasks this task waited for (depend clauses)",
-			      OTF2_TYPE_STRING},
-    [CV_ATTR_KOKKOS_DEVICE] = {"KokkosDevice", "the Kokkos execution space instance",
-			       OTF2_TYPE_STRING},
-    [CV_ATTR_KOKKOS_BYTES] = {"KokkosBytes", "bytes allocated, freed or copied", OTF2_TYPE_UINT64},
-    [CV_ATTR_KOKKOS_LABEL] = {"KokkosLabel", "the label of the View", OTF2_TYPE_STRING},
-    [CV_ATTR_KOKKOS_SRC] = {"KokkosSource", "the label of the View copied from", OTF2_TYPE_STRING},
-    [CV_ATTR_KOKKOS_DST] = {"KokkosDestination", "the label of the View copied to",
-			    OTF2_TYPE_STRING},
-    [CV_ATTR_KOKKOS_ADDRESS] = {"KokkosAddress",
-				"the allocation's address (the View's data minus its header)",
-				OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_CORRELATION] = {"GpuCorrelationId",
-				 "joins a GPU API call and what the device did for it (CUPTI)",
-				 OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_BYTES] = {"GpuBytes", "bytes copied or set", OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_COPY_KIND] = {"GpuCopyKind", "the direction of a copy (HtoD, DtoH, DtoD...)",
-			       OTF2_TYPE_STRING},
-    [CV_ATTR_GPU_DST] = {"GpuDestination", "the address copied or set", OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_SRC] = {"GpuSource", "the address copied from", OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_STREAM] = {"GpuStream", "the stream (or event) the call names (0: the default)",
-			    OTF2_TYPE_UINT64},
-    [CV_ATTR_GPU_KERNEL] = {"GpuKernel", "the kernel launched", OTF2_TYPE_STRING},
-    [CV_ATTR_GPU_GRID] = {"GpuGrid", "blocks of the launch (x, y, z)", OTF2_TYPE_STRING},
-    [CV_ATTR_GPU_BLOCK] = {"GpuBlock", "threads per block of the launch (x, y, z)",
-			   OTF2_TYPE_STRING},
-    [CV_ATTR_GPU_MEMORY] = {"GpuMemoryKind", "the kind of memory allocated or freed",
-			    OTF2_TYPE_STRING},
-    [CV_ATTR_GPU_RESULT] = {"GpuResult", "the call's return code (an error: not 0)",
-			    OTF2_TYPE_INT64},
-    [CV_ATTR_ALLOCATION_SIZE] = {"ALLOCATION_SIZE", "bytes allocated", OTF2_TYPE_UINT64},
-    [CV_ATTR_DEALLOCATION_SIZE] = {"DEALLOCATION_SIZE", "bytes freed", OTF2_TYPE_UINT64},
-    [CV_ATTR_ARGUMENT_ADDRESS] = {"ARGUMENT_ADDRESS", "the address freed", OTF2_TYPE_UINT64},
-    [CV_ATTR_RESULT_ADDRESS] = {"RESULT_ADDRESS", "the address allocated", OTF2_TYPE_UINT64},
-};
-
-/* With stack samples (cv.sampling): a location's open regions as calling contexts (ids + 1),
- * innermost last. */
-struct cstack {
-	uint32_t *v;
-	uint32_t n, cap;
-	uint32_t base; /* where the explicit task it runs began (task) */
-	uint64_t task; /* that task (team << 44 | creator << 32 | gen); 0: its implicit task */
-};
-
-/* An untied task switched away from, with the contexts of its open regions. */
-struct suspended {
-	uint64_t task;
-	uint32_t *v, n;
-};
-
-/* A marker kept until the end (a parallel conversion: rank 0 writes them all). */
-struct kept_marker {
-	uint64_t loc, t;
-	int kind;
-	char *text;
-	size_t seq; /* its place among all gathered */
-};
-
-struct out {
-	struct kept_marker *kept;
-	size_t nkept, kept_cap;
-	struct cstack *cs; /* by location index */
-	size_t ncs;
-	struct suspended *susp;
-	size_t nsusp, susp_cap;
-	OTF2_Archive *ar;
-	OTF2_MarkerWriter *markers;
-	OTF2_AttributeList *attrs;
-	int marker_defined[CV_MARK_KINDS];
-	OTF2_ErrorCode error; /* the first failure */
-	const char *error_what;
-};
+#include "otf2_out.h"
 
 /* The chunks of one OTF2 buffer, for the memory callbacks. */
 struct chunks {
@@ -197,7 +106,7 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef l
 	return OTF2_FLUSH;
 }
 
-static void check(struct cv *cv, OTF2_ErrorCode rc, const char *what)
+void otf2_check(struct cv *cv, OTF2_ErrorCode rc, const char *what)
 {
 	struct out *o = cv->out;
 	if (rc != OTF2_SUCCESS && o->error == OTF2_SUCCESS) {
@@ -275,7 +184,7 @@ static int location_begin(struct cv *cv, struct cv_loc *l)
 		return 0;
 	l->out = OTF2_Archive_GetEvtWriter(o->ar, l->id);
 	if (!l->out) {
-		check(cv, OTF2_ERROR_INVALID_CALL, "opening an event writer");
+		otf2_check(cv, OTF2_ERROR_INVALID_CALL, "opening an event writer");
 		return -1;
 	}
 	return 0;
@@ -291,7 +200,7 @@ static int location_end(struct cv *cv, struct cv_loc *l)
 	OTF2_EvtWriter_GetNumberOfEvents(w, &n);
 	l->nevents = n;
 	cv->stats.events += n;
-	check(cv, OTF2_Archive_CloseEvtWriter(o->ar, w), "closing an event writer");
+	otf2_check(cv, OTF2_Archive_CloseEvtWriter(o->ar, w), "closing an event writer");
 	l->out = NULL;
 	size_t i = (size_t)(l - cv->locs);
 	if (i < o->ncs) {
@@ -319,10 +228,10 @@ static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t,
 			types[i] = OTF2_TYPE_UINT64;
 			v[i].unsigned_int = cv->cur_values[i];
 		}
-		check(cv,
-		      OTF2_EvtWriter_Metric(l->out, NULL, t, PAPI_CLASS(cv, cv->cur_papi - 1),
-					    (uint8_t)ps->n, types, v),
-		      "Metric");
+		otf2_check(cv,
+			   OTF2_EvtWriter_Metric(l->out, NULL, t, PAPI_CLASS(cv, cv->cur_papi - 1),
+						 (uint8_t)ps->n, types, v),
+			   "Metric");
 		cv->cur_papi = 0;
 	}
 	if (!is_enter || !o->attrs || (!cv->cur_scl && !cv->cur_ctx))
@@ -363,14 +272,14 @@ static void enter_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t r
 {
 	struct cstack *cs = cv->sampling ? cstack_of(cv, l) : NULL;
 	if (!cs) {
-		check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
+		otf2_check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
 		return;
 	}
 	if (cs->n == cs->cap) {
 		uint32_t cap = cs->cap ? 2 * cs->cap : 32;
 		uint32_t *v = realloc(cs->v, cap * sizeof(*v));
 		if (!v) {
-			check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
+			otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
 			return;
 		}
 		cs->v = v;
@@ -378,12 +287,12 @@ static void enter_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t r
 	}
 	uint32_t ctx = cv_context(cv, region, 0, cs->n ? cs->v[cs->n - 1] : 0);
 	if (!ctx) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
 		return;
 	}
 	cs->v[cs->n++] = ctx;
-	check(cv, OTF2_EvtWriter_CallingContextEnter(l->out, a, t, ctx - 1, 2),
-	      "CallingContextEnter");
+	otf2_check(cv, OTF2_EvtWriter_CallingContextEnter(l->out, a, t, ctx - 1, 2),
+		   "CallingContextEnter");
 }
 
 static void leave_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
@@ -391,7 +300,7 @@ static void leave_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t r
 {
 	struct cstack *cs = cv->sampling ? cstack_of(cv, l) : NULL;
 	if (!cs) {
-		check(cv, OTF2_EvtWriter_Leave(l->out, a, t, region), "Leave");
+		otf2_check(cv, OTF2_EvtWriter_Leave(l->out, a, t, region), "Leave");
 		return;
 	}
 	/* The converter leaves the innermost region first; should another be left, what is
@@ -403,8 +312,8 @@ static void leave_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t r
 	if (i)
 		cs->n = i - 1;
 	if (ctx)
-		check(cv, OTF2_EvtWriter_CallingContextLeave(l->out, a, t, ctx - 1),
-		      "CallingContextLeave");
+		otf2_check(cv, OTF2_EvtWriter_CallingContextLeave(l->out, a, t, ctx - 1),
+			   "CallingContextLeave");
 }
 
 static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
@@ -425,7 +334,8 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 
 static void thread_create(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
-	check(cv, OTF2_EvtWriter_ThreadCreate(l->out, NULL, t, l->process, seq), "ThreadCreate");
+	otf2_check(cv, OTF2_EvtWriter_ThreadCreate(l->out, NULL, t, l->process, seq),
+		   "ThreadCreate");
 }
 
 static void thread_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq, uint32_t tid)
@@ -434,53 +344,44 @@ static void thread_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t s
 	OTF2_AttributeList *a = NULL;
 	if (o->attrs && OTF2_AttributeList_AddUint64(o->attrs, ATTR_THREAD_ID, tid) == OTF2_SUCCESS)
 		a = o->attrs;
-	check(cv, OTF2_EvtWriter_ThreadBegin(l->out, a, t, l->process, seq), "ThreadBegin");
+	otf2_check(cv, OTF2_EvtWriter_ThreadBegin(l->out, a, t, l->process, seq), "ThreadBegin");
 }
 
 static void thread_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
-	check(cv, OTF2_EvtWriter_ThreadEnd(l->out, NULL, t, l->process, seq), "ThreadEnd");
+	otf2_check(cv, OTF2_EvtWriter_ThreadEnd(l->out, NULL, t, l->process, seq), "ThreadEnd");
 }
 
 static void thread_wait(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t seq)
 {
-	check(cv, OTF2_EvtWriter_ThreadWait(l->out, NULL, t, l->process, seq), "ThreadWait");
+	otf2_check(cv, OTF2_EvtWriter_ThreadWait(l->out, NULL, t, l->process, seq), "ThreadWait");
 }
-
-static OTF2_Paradigm paradigm(enum cv_paradigm p);
 
 static void lock(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_paradigm p, int acquire,
 		 uint32_t id, uint32_t order)
 {
 	if (acquire)
-		check(cv, OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, paradigm(p), id, order),
-		      "ThreadAcquireLock");
+		otf2_check(
+		    cv,
+		    OTF2_EvtWriter_ThreadAcquireLock(l->out, NULL, t, otf2_paradigm(p), id, order),
+		    "ThreadAcquireLock");
 	else
-		check(cv, OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, paradigm(p), id, order),
-		      "ThreadReleaseLock");
+		otf2_check(
+		    cv,
+		    OTF2_EvtWriter_ThreadReleaseLock(l->out, NULL, t, otf2_paradigm(p), id, order),
+		    "ThreadReleaseLock");
 }
 
 static void thread_fork(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t requested)
 {
-	check(cv, OTF2_EvtWriter_ThreadFork(l->out, NULL, t, OTF2_PARADIGM_OPENMP, requested),
-	      "ThreadFork");
+	otf2_check(cv, OTF2_EvtWriter_ThreadFork(l->out, NULL, t, OTF2_PARADIGM_OPENMP, requested),
+		   "ThreadFork");
 }
 
 static void thread_join(struct cv *cv, struct cv_loc *l, uint64_t t)
 {
-	check(cv, OTF2_EvtWriter_ThreadJoin(l->out, NULL, t, OTF2_PARADIGM_OPENMP), "ThreadJoin");
-}
-
-/* Communicators: each process's thread contingent (one per process given, readable or
- * not), then the OpenMP teams and the MPI communicators in the order they appeared. */
-static OTF2_CommRef team_comm(struct cv *cv, uint32_t team)
-{
-	return (OTF2_CommRef)(cv->max_procs + cv->teams[team].comm);
-}
-
-static OTF2_CommRef mpi_comm(struct cv *cv, uint32_t comm)
-{
-	return (OTF2_CommRef)(cv->max_procs + cv->comms[comm].comm);
+	otf2_check(cv, OTF2_EvtWriter_ThreadJoin(l->out, NULL, t, OTF2_PARADIGM_OPENMP),
+		   "ThreadJoin");
 }
 
 static uint32_t mpi_rank(uint32_t rank)
@@ -495,61 +396,64 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 	OTF2_CommRef c = mpi_comm(cv, comm);
 	switch (kind) {
 	case LT_MPI_SEND:
-		check(cv, OTF2_EvtWriter_MpiSend(w, NULL, t, mpi_rank(peer), c, tag, bytes),
-		      "MpiSend");
+		otf2_check(cv, OTF2_EvtWriter_MpiSend(w, NULL, t, mpi_rank(peer), c, tag, bytes),
+			   "MpiSend");
 		break;
 	case LT_MPI_RECV:
-		check(cv, OTF2_EvtWriter_MpiRecv(w, NULL, t, mpi_rank(peer), c, tag, bytes),
-		      "MpiRecv");
+		otf2_check(cv, OTF2_EvtWriter_MpiRecv(w, NULL, t, mpi_rank(peer), c, tag, bytes),
+			   "MpiRecv");
 		break;
 	case LT_MPI_ISEND:
-		check(cv,
-		      OTF2_EvtWriter_MpiIsend(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
-		      "MpiIsend");
+		otf2_check(
+		    cv, OTF2_EvtWriter_MpiIsend(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
+		    "MpiIsend");
 		break;
 	case LT_MPI_ISEND_DONE:
-		check(cv, OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, request), "MpiIsendComplete");
+		otf2_check(cv, OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, request),
+			   "MpiIsendComplete");
 		break;
 	case LT_MPI_IRECV_POSTED:
-		check(cv, OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, request), "MpiIrecvRequest");
+		otf2_check(cv, OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, request),
+			   "MpiIrecvRequest");
 		break;
 	case LT_MPI_IRECV_DONE:
-		check(cv,
-		      OTF2_EvtWriter_MpiIrecv(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
-		      "MpiIrecv");
+		otf2_check(
+		    cv, OTF2_EvtWriter_MpiIrecv(w, NULL, t, mpi_rank(peer), c, tag, bytes, request),
+		    "MpiIrecv");
 		break;
 	case LT_MPI_CANCELLED:
-		check(cv, OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t, request),
-		      "MpiRequestCancelled");
+		otf2_check(cv, OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t, request),
+			   "MpiRequestCancelled");
 		break;
 	}
 }
 
 static void mpi_coll_begin(struct cv *cv, struct cv_loc *l, uint64_t t)
 {
-	check(cv, OTF2_EvtWriter_MpiCollectiveBegin(l->out, NULL, t), "MpiCollectiveBegin");
+	otf2_check(cv, OTF2_EvtWriter_MpiCollectiveBegin(l->out, NULL, t), "MpiCollectiveBegin");
 }
 
 static void mpi_coll_end(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned op, uint32_t comm,
 			 uint32_t root, uint64_t sent, uint64_t received)
 {
 	/* enum lt_mpi_coll is OTF2's order */
-	check(cv,
-	      OTF2_EvtWriter_MpiCollectiveEnd(l->out, NULL, t, (OTF2_CollectiveOp)op,
-					      mpi_comm(cv, comm), mpi_rank(root), sent, received),
-	      "MpiCollectiveEnd");
+	otf2_check(cv,
+		   OTF2_EvtWriter_MpiCollectiveEnd(l->out, NULL, t, (OTF2_CollectiveOp)op,
+						   mpi_comm(cv, comm), mpi_rank(root), sent,
+						   received),
+		   "MpiCollectiveEnd");
 }
 
 static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 {
-	check(cv, OTF2_EvtWriter_ThreadTeamBegin(l->out, NULL, t, team_comm(cv, team)),
-	      "ThreadTeamBegin");
+	otf2_check(cv, OTF2_EvtWriter_ThreadTeamBegin(l->out, NULL, t, team_comm(cv, team)),
+		   "ThreadTeamBegin");
 }
 
 static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 {
-	check(cv, OTF2_EvtWriter_ThreadTeamEnd(l->out, NULL, t, team_comm(cv, team)),
-	      "ThreadTeamEnd");
+	otf2_check(cv, OTF2_EvtWriter_ThreadTeamEnd(l->out, NULL, t, team_comm(cv, team)),
+		   "ThreadTeamEnd");
 }
 
 /*
@@ -585,9 +489,9 @@ static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, un
 	    OTF2_AttributeList_AddUint64(o->attrs, ATTR_CPU_TIME, cpu_ns) == OTF2_SUCCESS)
 		a = o->attrs;
 	if (at)
-		check(cv,
-		      OTF2_EvtWriter_CallingContextSample(l->out, a, t, at - 1, n - from + 1, 0),
-		      "CallingContextSample");
+		otf2_check(
+		    cv, OTF2_EvtWriter_CallingContextSample(l->out, a, t, at - 1, n - from + 1, 0),
+		    "CallingContextSample");
 }
 
 /* With stack samples, a location's contexts follow its task switches as a reader's stacks do
@@ -651,14 +555,14 @@ static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task
 		switch_contexts(cv, l, what, (uint64_t)team << 44 | (uint64_t)creator << 32 | gen);
 	OTF2_CommRef c = team_comm(cv, team);
 	if (what == CV_TASK_CREATE)
-		check(cv, OTF2_EvtWriter_ThreadTaskCreate(l->out, NULL, t, c, creator, gen),
-		      "ThreadTaskCreate");
+		otf2_check(cv, OTF2_EvtWriter_ThreadTaskCreate(l->out, NULL, t, c, creator, gen),
+			   "ThreadTaskCreate");
 	else if (what == CV_TASK_SWITCH)
-		check(cv, OTF2_EvtWriter_ThreadTaskSwitch(l->out, NULL, t, c, creator, gen),
-		      "ThreadTaskSwitch");
+		otf2_check(cv, OTF2_EvtWriter_ThreadTaskSwitch(l->out, NULL, t, c, creator, gen),
+			   "ThreadTaskSwitch");
 	else
-		check(cv, OTF2_EvtWriter_ThreadTaskComplete(l->out, NULL, t, c, creator, gen),
-		      "ThreadTaskComplete");
+		otf2_check(cv, OTF2_EvtWriter_ThreadTaskComplete(l->out, NULL, t, c, creator, gen),
+			   "ThreadTaskComplete");
 }
 
 /* The converter's attributes added to the shared list: the list, or NULL when it could not
@@ -670,7 +574,7 @@ static OTF2_AttributeList *add_attrs(struct cv *cv, const struct cv_attr *attrs,
 	for (unsigned i = 0; a && i < n; i++) {
 		OTF2_AttributeRef ref = ATTR_COUNT + attrs[i].id;
 		OTF2_ErrorCode rc;
-		switch (cv_attrs[attrs[i].id].type) {
+		switch (otf2_attrs[attrs[i].id].type) {
 		case OTF2_TYPE_STRING:
 			rc = OTF2_AttributeList_AddStringRef(a, ref, (uint32_t)attrs[i].value);
 			break;
@@ -708,16 +612,16 @@ static void gpu_activity(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op
 	enter_attrs(cv, l, op->start, op->region, op->attrs, op->nattrs);
 	if (op->rma) {
 		if (op->copy == LT_GPU_COPY_HTOD) /* the device gets from the host */
-			check(cv,
-			      OTF2_EvtWriter_RmaGet(l->out, NULL, op->start, op->win, op->remote,
-						    op->bytes, op->corr),
-			      "RmaGet");
+			otf2_check(cv,
+				   OTF2_EvtWriter_RmaGet(l->out, NULL, op->start, op->win,
+							 op->remote, op->bytes, op->corr),
+				   "RmaGet");
 		else
-			check(cv,
-			      OTF2_EvtWriter_RmaPut(l->out, NULL, op->start, op->win, op->remote,
-						    op->bytes, op->corr),
-			      "RmaPut");
-		check(
+			otf2_check(cv,
+				   OTF2_EvtWriter_RmaPut(l->out, NULL, op->start, op->win,
+							 op->remote, op->bytes, op->corr),
+				   "RmaPut");
+		otf2_check(
 		    cv,
 		    OTF2_EvtWriter_RmaOpCompleteBlocking(l->out, NULL, op->end, op->win, op->corr),
 		    "RmaOpCompleteBlocking");
@@ -733,7 +637,7 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 		memcpy(&v.floating_point, &raw, sizeof(double));
 	else
 		v.signed_int = (int64_t)raw;
-	check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
+	otf2_check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
 }
 
 static const struct {
@@ -757,21 +661,21 @@ static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, cons
 {
 	struct out *o = cv->out;
 	if (!o->markers && !(o->markers = OTF2_Archive_GetMarkerWriter(o->ar))) {
-		check(cv, OTF2_ERROR_INVALID_CALL, "opening the marker writer");
+		otf2_check(cv, OTF2_ERROR_INVALID_CALL, "opening the marker writer");
 		return;
 	}
 	if (!o->marker_defined[kind]) {
-		check(cv,
-		      OTF2_MarkerWriter_WriteDefMarker(o->markers, (OTF2_MarkerRef)kind, "libtrace",
-						       marker_kinds[kind].category,
-						       marker_kinds[kind].severity),
-		      "DefMarker");
+		otf2_check(cv,
+			   OTF2_MarkerWriter_WriteDefMarker(o->markers, (OTF2_MarkerRef)kind,
+							    "libtrace", marker_kinds[kind].category,
+							    marker_kinds[kind].severity),
+			   "DefMarker");
 		o->marker_defined[kind] = 1;
 	}
-	check(cv,
-	      OTF2_MarkerWriter_WriteMarker(o->markers, t, 0, (OTF2_MarkerRef)kind,
-					    OTF2_MARKER_SCOPE_LOCATION, loc, text),
-	      "Marker");
+	otf2_check(cv,
+		   OTF2_MarkerWriter_WriteMarker(o->markers, t, 0, (OTF2_MarkerRef)kind,
+						 OTF2_MARKER_SCOPE_LOCATION, loc, text),
+		   "Marker");
 }
 
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
@@ -785,7 +689,7 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 		size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
 		struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
 		if (!a) {
-			check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+			otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
 			return;
 		}
 		o->kept = a;
@@ -793,7 +697,7 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 	}
 	char *copy = strdup(text);
 	if (!copy) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
 		return;
 	}
 	o->kept[o->nkept++] = (struct kept_marker){l->id, t, kind, copy, 0};
@@ -838,7 +742,7 @@ static void gather_markers(struct cv *cv)
 	void **all = NULL;
 	size_t *lens = NULL;
 	if (cv->par->gather(cv->par, buf ? buf : "", len, &all, &lens))
-		check(cv, OTF2_ERROR_COLLECTIVE_CALLBACK, "gathering the markers");
+		otf2_check(cv, OTF2_ERROR_COLLECTIVE_CALLBACK, "gathering the markers");
 	free(buf);
 	if (!all)
 		return;
@@ -860,7 +764,7 @@ static void gather_markers(struct cv *cv)
 				size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
 				struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
 				if (!a) {
-					check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+					otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
 					break;
 				}
 				o->kept = a;
@@ -889,609 +793,13 @@ static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const str
 	for (uint32_t i = 0; i < n; i++)
 		args[i] = cv_string(cv, p->args[i]);
 	uint32_t name = cv_string(cv, p->exe[0] ? p->exe : n ? p->args[0] : "?");
-	check(cv, OTF2_EvtWriter_ProgramBegin(l->out, NULL, t, name, n, args), "ProgramBegin");
+	otf2_check(cv, OTF2_EvtWriter_ProgramBegin(l->out, NULL, t, name, n, args), "ProgramBegin");
 }
 
 static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
 {
-	check(cv, OTF2_EvtWriter_ProgramEnd(l->out, NULL, t, OTF2_UNDEFINED_INT64), "ProgramEnd");
-}
-
-static OTF2_RegionRole role(enum cv_role r)
-{
-	switch (r) {
-	case CV_ROLE_WRAPPER:
-		return OTF2_REGION_ROLE_WRAPPER;
-	case CV_ROLE_THREAD_CREATE:
-		return OTF2_REGION_ROLE_THREAD_CREATE;
-	case CV_ROLE_THREAD_WAIT:
-		return OTF2_REGION_ROLE_THREAD_WAIT;
-	case CV_ROLE_PARALLEL:
-		return OTF2_REGION_ROLE_PARALLEL;
-	case CV_ROLE_LOOP:
-		return OTF2_REGION_ROLE_LOOP;
-	case CV_ROLE_SECTIONS:
-		return OTF2_REGION_ROLE_SECTIONS;
-	case CV_ROLE_SINGLE:
-		return OTF2_REGION_ROLE_SINGLE;
-	case CV_ROLE_BARRIER:
-		return OTF2_REGION_ROLE_BARRIER;
-	case CV_ROLE_IMPLICIT_BARRIER:
-		return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
-	case CV_ROLE_CRITICAL:
-		return OTF2_REGION_ROLE_CRITICAL;
-	case CV_ROLE_ATOMIC:
-		return OTF2_REGION_ROLE_ATOMIC;
-	case CV_ROLE_ORDERED:
-		return OTF2_REGION_ROLE_ORDERED;
-	case CV_ROLE_MASTER:
-		return OTF2_REGION_ROLE_MASTER;
-	case CV_ROLE_TASK:
-		return OTF2_REGION_ROLE_TASK;
-	case CV_ROLE_TASK_CREATE:
-		return OTF2_REGION_ROLE_TASK_CREATE;
-	case CV_ROLE_TASK_WAIT:
-		return OTF2_REGION_ROLE_TASK_WAIT;
-	case CV_ROLE_WORKSHARE:
-		return OTF2_REGION_ROLE_WORKSHARE;
-	case CV_ROLE_PHASE:
-		return OTF2_REGION_ROLE_CODE; /* OTF2 has no phase role: a code block */
-	case CV_ROLE_DATA_TRANSFER:
-		return OTF2_REGION_ROLE_DATA_TRANSFER;
-	case CV_ROLE_ALLOCATE:
-		return OTF2_REGION_ROLE_ALLOCATE;
-	case CV_ROLE_DEALLOCATE:
-		return OTF2_REGION_ROLE_DEALLOCATE;
-	case CV_ROLE_POINT2POINT:
-		return OTF2_REGION_ROLE_POINT2POINT;
-	case CV_ROLE_COLLECTIVE:
-		return OTF2_REGION_ROLE_COLL_ALL2ALL;
-	case CV_ROLE_GPU_SYNC: /* Score-P: every CUDA API call is a wrapper */
-		return OTF2_REGION_ROLE_WRAPPER;
-	case CV_ROLE_GPU_MEMORY:
-		return OTF2_REGION_ROLE_DATA_TRANSFER;
-	case CV_ROLE_KERNEL:
-	case CV_ROLE_FUNCTION:
-	case CV_ROLE_USER:
-		break;
-	}
-	return OTF2_REGION_ROLE_FUNCTION;
-}
-
-static OTF2_Paradigm paradigm(enum cv_paradigm p)
-{
-	switch (p) {
-	case CV_PARADIGM_PTHREAD:
-		return OTF2_PARADIGM_PTHREAD;
-	case CV_PARADIGM_OPENMP:
-		return OTF2_PARADIGM_OPENMP;
-	case CV_PARADIGM_KOKKOS:
-		return OTF2_PARADIGM_KOKKOS;
-	case CV_PARADIGM_USER:
-		return OTF2_PARADIGM_USER;
-	case CV_PARADIGM_MPI:
-		return OTF2_PARADIGM_MPI;
-	case CV_PARADIGM_CUDA:
-		return OTF2_PARADIGM_CUDA;
-	case CV_PARADIGM_HIP:
-		return OTF2_PARADIGM_HIP;
-	case CV_PARADIGM_PROCESS:
-		break;
-	}
-	return OTF2_PARADIGM_NONE;
-}
-
-static OTF2_StringRef str_ref(uint32_t s)
-{
-	return s == CV_NO_STRING ? OTF2_UNDEFINED_STRING : s;
-}
-
-/*
- * MPI's strings, registered before the strings go out: [0] "MPI", then each
- * communicator's name.  NULL when the trace has no MPI (or no memory).
- */
-static uint32_t *mpi_names(struct cv *cv)
-{
-	int any = cv->ncomms > 0;
-	for (uint32_t i = 0; i < cv->nregions && !any; i++)
-		any = cv->regions[i].paradigm == CV_PARADIGM_MPI;
-	uint32_t *s = any ? malloc((cv->ncomms + 1) * sizeof(*s)) : NULL;
-	if (!s)
-		return NULL;
-	s[0] = cv_string(cv, "MPI");
-	for (uint32_t c = 0; c < cv->ncomms; c++) {
-		const struct cv_comm *cm = &cv->comms[c];
-		char name[96];
-		if (cm->id == LT_MPI_COMM_WORLD)
-			snprintf(name, sizeof(name), "MPI_COMM_WORLD");
-		else if (cm->id == LT_MPI_COMM_SELF)
-			snprintf(name, sizeof(name), "MPI_COMM_SELF");
-		else
-			snprintf(name, sizeof(name), "MPI communicator %u (%u ranks)", c, cm->size);
-		s[1 + c] = cv_string(cv, name);
-	}
-	return s;
-}
-
-/*
- * MPI's paradigm and groups, from group ref `base` on: the COMM_LOCATIONS group of every
- * rank's main thread by COMM_WORLD rank (OTF2_UNDEFINED_LOCATION for a rank whose trace
- * is missing), then one per communicator (a communicator whose members were never
- * recorded has an empty one).
- */
-static void write_mpi_groups(struct cv *cv, OTF2_GlobalDefWriter *g, const uint32_t *names,
-			     uint32_t s_empty, OTF2_GroupRef base)
-{
-	if (!names)
-		return;
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, names[0],
-						 OTF2_PARADIGM_CLASS_PROCESS),
-	      "Paradigm");
-	uint32_t world = cv->mpi_world;
-	size_t most = world;
-	for (uint32_t c = 0; c < cv->ncomms; c++)
-		if (cv->comms[c].size > most)
-			most = cv->comms[c].size;
-	uint64_t *members = malloc((most ? most : 1) * sizeof(*members));
-	if (!members) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
-		return;
-	}
-	for (uint32_t r = 0; r < world; r++)
-		members[r] = OTF2_UNDEFINED_LOCATION;
-	for (size_t i = 0; i < cv->nprocs; i++) {
-		const struct cv_process *p = &cv->procs[i];
-		if (p->mpi_rank >= 0 && (uint32_t)p->mpi_rank < world && p->nlocs)
-			members[p->mpi_rank] = cv->locs[p->first_loc].id;
-	}
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteGroup(g, base, names[0], OTF2_GROUP_TYPE_COMM_LOCATIONS,
-					      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, world,
-					      members),
-	      "Group");
-	for (uint32_t c = 0; c < cv->ncomms; c++) {
-		const struct cv_comm *cm = &cv->comms[c];
-		OTF2_GroupType type = OTF2_GROUP_TYPE_COMM_GROUP;
-		uint32_t n = cm->size;
-		if (cm->id == LT_MPI_COMM_WORLD) {
-			n = world;
-			for (uint32_t r = 0; r < n; r++)
-				members[r] = r;
-		} else if (cm->id == LT_MPI_COMM_SELF) {
-			type = OTF2_GROUP_TYPE_COMM_SELF;
-			n = 0;
-		} else {
-			for (uint32_t r = 0; r < n; r++)
-				members[r] = cm->ranks[r] == LT_MPI_NO_RANK ? OTF2_UNDEFINED_UINT64
-									    : cm->ranks[r];
-		}
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteGroup(g, base + 1 + c, s_empty, type,
-						      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n,
-						      members),
-		      "Group");
-	}
-	free(members);
-}
-
-/*
- * The GPU copies' groups, from group ref `base` on: a COMM_LOCATIONS group of paradigm
- * CUDA over every location (in cv.locs order: ranks are location indices), then per RMA
- * window the COMM_GROUP of its members.  Nothing without GPU streams.
- */
-static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_cuda,
-			     uint32_t s_empty, OTF2_GroupRef base)
-{
-	if (!cv->ngpu_wins)
-		return;
-	uint64_t *members = malloc((cv->nlocs ? cv->nlocs : 1) * sizeof(*members));
-	if (!members) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
-		return;
-	}
-	for (size_t i = 0; i < cv->nlocs; i++)
-		members[i] = cv->locs[i].id;
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteGroup(g, base, s_cuda, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-					      OTF2_PARADIGM_CUDA, OTF2_GROUP_FLAG_NONE,
-					      (uint32_t)cv->nlocs, members),
-	      "Group");
-	for (uint32_t w = 0; w < cv->ngpu_wins; w++) {
-		const struct cv_gpu_win *win = &cv->gpu_wins[w];
-		for (uint32_t i = 0; i < win->nmembers; i++)
-			members[i] = win->members[i];
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteGroup(
-			  g, base + 1 + w, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_CUDA,
-			  OTF2_GROUP_FLAG_NONE, win->nmembers, members),
-		      "Group");
-	}
-	free(members);
-}
-
-/* Global definitions, in the order Score-P writes them (dependencies first). */
-/* Call sites, call paths and PAPI metrics (after the strings, regions and metrics). */
-static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
-{
-	for (uint32_t i = 0; i < cv->nscls; i++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, i, str_ref(cv->scls[i].file),
-								   cv->scls[i].line),
-		      "SourceCodeLocation");
-	for (uint32_t i = 0; i < cv->nctxs; i++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteCallingContext(
-			  g, i, cv->ctxs[i].region, cv->ctxs[i].scl,
-			  cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
-					     : OTF2_UNDEFINED_CALLING_CONTEXT),
-		      "CallingContext");
-	if (cv->sample_period) /* stack samples: one period of each thread's CPU time */
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteInterruptGenerator(
-			  g, 0, str_ref(cv_string(cv, "CPU time sampling")),
-			  OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
-			  cv->sample_period),
-		      "InterruptGenerator");
-	/* PAPI: one member per event of each set (values since the thread's start), one
-	 * synchronous class per set, STRICT where every Enter and Leave of every location
-	 * that used it carried a reading. */
-	uint32_t member = cv->nmetrics;
-	for (uint32_t k = 0; k < cv->npapis; k++) {
-		struct cv_papi *ps = &cv->papis[k];
-		OTF2_MetricMemberRef members[16];
-		for (unsigned i = 0; i < ps->n; i++) {
-			members[i] = member++;
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteMetricMember(
-				  g, members[i], ps->names[i], ps->names[i], OTF2_METRIC_TYPE_PAPI,
-				  OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
-				  OTF2_BASE_DECIMAL, 0, cv_string(cv, "#")),
-			      "MetricMember");
-		}
-		int strict = 0;
-		for (size_t i = 0; i < cv->nlocs; i++) {
-			if (cv->locs[i].papi != k + 1)
-				continue;
-			strict = !cv->locs[i].papi_missed;
-			if (!strict)
-				break;
-		}
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteMetricClass(
-			  g, PAPI_CLASS(cv, k), (uint8_t)ps->n, members,
-			  strict ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_SYNCHRONOUS,
-			  OTF2_RECORDER_KIND_CPU),
-		      "MetricClass");
-	}
-}
-
-static void write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
-{
-	struct out *o = cv->out;
-	/* Every string a definition below needs, registered before the strings go out. */
-	uint32_t s_empty = cv_string(cv, ""), s_machine = cv_string(cv, "machine"),
-		 s_node = cv_string(cv, "node"), s_pthread = cv_string(cv, "POSIX threads"),
-		 s_group = cv_string(cv, "PTHREAD"), s_tid = cv_string(cv, "ThreadId"),
-		 s_tid_d = cv_string(cv, "the thread's operating system id"),
-		 s_closed = cv_string(cv, "libtrace:closed_by_converter"),
-		 s_closed_d = cv_string(cv, "the trace left this region open; the converter "
-					    "closed it at the location's last time stamp"),
-		 s_linux = cv_string(cv, "Linux"), s_cs = cv_string(cv, "CallSite"),
-		 s_cs_d = cv_string(cv, "where the program made this call (function, file, line)"),
-		 s_cp = cv_string(cv, "CallPath"),
-		 s_cp_d = cv_string(cv, "the call path that made this call "
-					"(LIBTRACE_CALLSITE_DEPTH frames)"),
-		 s_cpu = cv_string(cv, "libtrace:cpu_time"),
-		 s_cpu_d = cv_string(cv, "the thread's CPU time (ns) a stack sample stands for: "
-					 "the interrupt generator's period, or a multiple of it");
-	uint32_t s_attr[CV_ATTR_COUNT][2], s_kokkos = cv_string(cv, "Kokkos");
-	for (int i = 0; i < CV_ATTR_COUNT; i++) {
-		s_attr[i][0] = cv_string(cv, cv_attrs[i].name);
-		s_attr[i][1] = cv_string(cv, cv_attrs[i].desc);
-	}
-	int kokkos = 0, cuda = 0, hip = 0;
-	for (uint32_t i = 0; i < cv->nregions; i++) {
-		kokkos |= cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
-		cuda |= cv->regions[i].paradigm == CV_PARADIGM_CUDA;
-		hip |= cv->regions[i].paradigm == CV_PARADIGM_HIP;
-	}
-	uint32_t s_cuda = cuda || cv->ngpu_wins ? cv_string(cv, "CUDA") : s_empty,
-		 s_hip = hip ? cv_string(cv, "HIP") : s_empty;
-	uint32_t s_openmp = cv_string(cv, "OpenMP"),
-		 s_team_template = cv_string(cv, "Thread team ${id}"),
-		 s_unread = cv_string(cv, "(unreadable process)");
-	size_t ncomm = cv->max_procs + cv->nteams;
-	uint32_t *s_comm = calloc(ncomm ? ncomm : 1, sizeof(*s_comm));
-	for (size_t i = 0; s_comm && i < cv->max_procs; i++) {
-		char name[400];
-		if (i >= cv->nprocs) {
-			s_comm[i] = s_unread;
-			continue;
-		}
-		snprintf(name, sizeof(name), "pthreads of %s", cv->strings[cv->procs[i].name]);
-		s_comm[i] = cv_string(cv, name);
-	}
-	for (uint32_t k = 0; s_comm && k < cv->nteams; k++) {
-		char name[400];
-		const struct cv_team *tm = &cv->teams[k];
-		snprintf(name, sizeof(name), "Thread team %u (%u threads, thread %u of %s)", k,
-			 tm->size, tm->forker, cv->strings[cv->procs[tm->process].name]);
-		s_comm[cv->max_procs + k] = cv_string(cv, name);
-	}
-	/* --core-view: a location group per host for its CPUs, after the processes'. */
-	uint32_t *s_cores = calloc(cv->ncore_hosts + 1, sizeof(*s_cores));
-	for (uint32_t h = 0; s_cores && h < cv->ncore_hosts; h++) {
-		char name[400];
-		snprintf(name, sizeof(name), "CPUs of %s", cv->strings[cv->hosts[h]]);
-		s_cores[h] = cv_string(cv, name);
-	}
-	uint32_t *s_mpi = mpi_names(cv);
-	uint64_t length = cv->stats.last_ns - cv->stats.first_ns + 1;
-	uint64_t real = cv->nprocs ? cv->stats.first_ns + cv->procs[0].real_minus_mono
-				   : OTF2_UNDEFINED_TIMESTAMP;
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, cv->stats.first_ns, length,
-							real),
-	      "ClockProperties");
-	for (uint32_t i = 0; i < cv->nstrings; i++)
-		check(cv, OTF2_GlobalDefWriter_WriteString(g, i, cv->strings[i]), "String");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_PTHREAD, s_pthread,
-						 OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT),
-	      "Paradigm");
-	if (cv->nteams) {
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, s_openmp,
-							 OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN),
-		      "Paradigm");
-		OTF2_AttributeValue v;
-		v.stringRef = s_team_template;
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteParadigmProperty(
-			  g, OTF2_PARADIGM_OPENMP, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
-			  OTF2_TYPE_STRING, v),
-		      "ParadigmProperty");
-	}
-	if (kokkos)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_KOKKOS, s_kokkos,
-							 OTF2_PARADIGM_CLASS_ACCELERATOR),
-		      "Paradigm");
-	if (cuda || cv->ngpu_wins)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_CUDA, s_cuda,
-							 OTF2_PARADIGM_CLASS_ACCELERATOR),
-		      "Paradigm");
-	if (hip)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_HIP, s_hip,
-							 OTF2_PARADIGM_CLASS_ACCELERATOR),
-		      "Paradigm");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_linux, s_machine,
-						       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
-	      "SystemTreeNode");
-	for (uint32_t h = 0; h < cv->nhosts; h++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + h, cv->hosts[h], s_node, 0),
-		      "SystemTreeNode");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE),
-	      "SystemTreeNodeDomain");
-	for (uint32_t h = 0; h < cv->nhosts; h++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(
-			  g, 1 + h, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY),
-		      "SystemTreeNodeDomain");
-	for (size_t i = 0; i < cv->nprocs; i++) {
-		const struct cv_process *p = &cv->procs[i];
-		OTF2_LocationGroupRef creator = p->creator >= 0 && (size_t)p->creator < i
-						    ? (OTF2_LocationGroupRef)p->creator
-						    : OTF2_UNDEFINED_LOCATION_GROUP;
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocationGroup(g, (OTF2_LocationGroupRef)i, p->name,
-							      OTF2_LOCATION_GROUP_TYPE_PROCESS,
-							      1 + p->host, creator),
-		      "LocationGroup");
-	}
-	for (uint32_t h = 0; h < cv->ncore_hosts; h++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocationGroup(
-			  g, (OTF2_LocationGroupRef)(cv->nprocs + h),
-			  s_cores ? s_cores[h] : s_empty, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1 + h,
-			  OTF2_UNDEFINED_LOCATION_GROUP),
-		      "LocationGroup");
-	free(s_cores);
-	/* GPU contexts after the processes and the --core-view hosts, created by their
-	 * process. */
-	OTF2_LocationGroupRef gpu_groups = (OTF2_LocationGroupRef)(cv->nprocs + cv->ncore_hosts);
-	for (uint32_t k = 0; k < cv->ngpu_groups; k++) {
-		const struct cv_gpu_group *gg = &cv->gpu_groups[k];
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteLocationGroup(
-			  g, gpu_groups + k, gg->name, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
-			  1 + cv->procs[gg->process].host, (OTF2_LocationGroupRef)gg->process),
-		      "LocationGroup");
-	}
-	for (size_t i = 0; i < cv->nlocs; i++) {
-		const struct cv_loc *l = &cv->locs[i];
-		/* The samplers' metrics sit on METRIC locations, as Score-P's asynchronous
-		 * metrics do; threads and --core-view CPUs are timelines of regions. */
-		OTF2_LocationType type = l->kind == CV_LOC_METRIC ? OTF2_LOCATION_TYPE_METRIC
-					 : l->kind == CV_LOC_GPU_STREAM
-					     ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
-					     : OTF2_LOCATION_TYPE_CPU_THREAD;
-		OTF2_LocationGroupRef group =
-		    l->kind == CV_LOC_GPU_STREAM ? gpu_groups + l->gpu : l->process;
-		check(
-		    cv,
-		    OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, l->nevents, group),
-		    "Location");
-	}
-	for (uint32_t i = 0; i < cv->nregions; i++) {
-		const struct cv_region *r = &cv->regions[i];
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteRegion(
-			  g, i, r->name, r->canonical, r->desc ? r->desc - 1 : s_empty,
-			  role(r->role), paradigm(r->paradigm), OTF2_REGION_FLAG_NONE,
-			  str_ref(r->file), r->line, r->line),
-		      "Region");
-	}
-	/* Group 0: every thread of every process; group 1 + p: process p's, as ranks in 0. */
-	uint64_t *members = malloc((cv->nlocs ? cv->nlocs : 1) * sizeof(*members));
-	if (members) {
-		for (size_t i = 0; i < cv->nlocs; i++)
-			members[i] = cv->locs[i].id;
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteGroup(g, 0, s_group, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-						      OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
-						      (uint32_t)cv->nlocs, members),
-		      "Group");
-		for (size_t p = 0; p < cv->max_procs; p++) {
-			uint32_t n = 0; /* its threads' contingent: not its GPU streams */
-			for (size_t k = 0; k < cv->procs[p].nlocs; k++)
-				if (cv->locs[cv->procs[p].first_loc + k].kind != CV_LOC_GPU_STREAM)
-					members[n++] = cv->procs[p].first_loc + k;
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteGroup(
-				  g, (OTF2_GroupRef)(1 + p), s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-				  OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, members),
-			      "Group");
-		}
-		/* OpenMP: every thread again (same order: ranks are location indices), then
-		 * each team over it. */
-		OTF2_GroupRef omp = (OTF2_GroupRef)(1 + cv->max_procs);
-		if (cv->nteams) {
-			for (size_t i = 0; i < cv->nlocs; i++)
-				members[i] = cv->locs[i].id;
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteGroup(
-				  g, omp, s_openmp, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-				  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)cv->nlocs,
-				  members),
-			      "Group");
-		}
-		for (uint32_t k = 0; k < cv->nteams; k++) {
-			const struct cv_team *tm = &cv->teams[k];
-			for (uint32_t i = 0; i < tm->nmembers; i++)
-				members[i] = tm->members[i];
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteGroup(
-				  g, omp + 1 + k, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-				  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, tm->nmembers,
-				  members),
-			      "Group");
-		}
-		free(members);
-	} else {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
-	}
-	write_mpi_groups(cv, g, s_mpi, s_empty,
-			 (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0)));
-	OTF2_GroupRef gpu_comm_groups =
-	    (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0) +
-			    (s_mpi ? 1 + cv->ncomms : 0));
-	write_gpu_groups(cv, g, s_cuda, s_empty, gpu_comm_groups);
-	for (size_t p = 0; p < cv->max_procs; p++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteComm(
-			  g, (OTF2_CommRef)p, s_comm ? s_comm[p] : s_empty, (OTF2_GroupRef)(1 + p),
-			  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
-		      "Comm");
-	/* Then the teams' and MPI's, in their one numbering. */
-	OTF2_GroupRef mpi_groups =
-	    (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0));
-	uint32_t *by_ref = malloc((cv->ncomm_refs + 1) * sizeof(*by_ref));
-	if (by_ref) {
-		for (uint32_t k = 0; k < cv->nteams; k++)
-			by_ref[cv->teams[k].comm] = k;
-		for (uint32_t c = 0; c < cv->ncomms; c++)
-			by_ref[cv->comms[c].comm] = cv->nteams + c;
-		for (uint32_t w = 0; w < cv->ngpu_wins; w++)
-			by_ref[cv->gpu_wins[w].comm] = cv->nteams + cv->ncomms + w;
-	}
-	for (uint32_t r = 0; by_ref && r < cv->ncomm_refs; r++) {
-		uint32_t k = by_ref[r];
-		if (k >= cv->nteams + cv->ncomms) {
-			const struct cv_gpu_win *w = &cv->gpu_wins[k - cv->nteams - cv->ncomms];
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteComm(
-				  g, (OTF2_CommRef)(cv->max_procs + w->comm), w->name,
-				  gpu_comm_groups + 1 + (k - cv->nteams - cv->ncomms),
-				  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
-			      "Comm");
-		} else if (k < cv->nteams)
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteComm(
-				  g, team_comm(cv, k), s_comm ? s_comm[cv->max_procs + k] : s_empty,
-				  (OTF2_GroupRef)(2 + cv->max_procs + k), OTF2_UNDEFINED_COMM,
-				  OTF2_COMM_FLAG_NONE),
-			      "Comm");
-		else if (s_mpi)
-			check(cv,
-			      OTF2_GlobalDefWriter_WriteComm(
-				  g, mpi_comm(cv, k - cv->nteams), s_mpi[1 + k - cv->nteams],
-				  mpi_groups + 1 + k - cv->nteams, OTF2_UNDEFINED_COMM,
-				  OTF2_COMM_FLAG_NONE),
-			      "Comm");
-	}
-	if (!by_ref)
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Comm");
-	free(by_ref);
-	for (uint32_t w = 0; w < cv->ngpu_wins; w++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteRmaWin(
-			  g, w, cv->gpu_wins[w].name,
-			  (OTF2_CommRef)(cv->max_procs + cv->gpu_wins[w].comm),
-			  OTF2_RMA_WIN_FLAG_NONE),
-		      "RmaWin");
-	free(s_comm);
-	free(s_mpi);
-	for (uint32_t m = 0; m < cv->nmetrics; m++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteMetricMember(
-			  g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
-			  /* energy: a running total since the start, whose slope is power */
-			  cv->metrics[m].accumulated ? OTF2_METRIC_ACCUMULATED_START
-						     : OTF2_METRIC_ABSOLUTE_POINT,
-			  cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
-			  OTF2_BASE_DECIMAL, 0, cv->metrics[m].unit),
-		      "MetricMember");
-	for (uint32_t m = 0; m < cv->nmetrics; m++) {
-		OTF2_MetricMemberRef member = m;
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteMetricClass(
-			  g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT),
-		      "MetricClass");
-	}
-	write_callsites(cv, g);
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d,
-						  OTF2_TYPE_UINT64),
-	      "Attribute");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CLOSED, s_closed, s_closed_d,
-						  OTF2_TYPE_UINT8),
-	      "Attribute");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CALLSITE, s_cs, s_cs_d,
-						  OTF2_TYPE_SOURCE_CODE_LOCATION),
-	      "Attribute");
-	check(cv,
-	      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CALLPATH, s_cp, s_cp_d,
-						  OTF2_TYPE_CALLING_CONTEXT),
-	      "Attribute");
-	check(
-	    cv,
-	    OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_CPU_TIME, s_cpu, s_cpu_d, OTF2_TYPE_UINT64),
-	    "Attribute");
-	for (int i = 0; i < CV_ATTR_COUNT; i++)
-		check(cv,
-		      OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_COUNT + i, s_attr[i][0],
-							  s_attr[i][1], cv_attrs[i].type),
-		      "Attribute");
-	(void)o;
+	otf2_check(cv, OTF2_EvtWriter_ProgramEnd(l->out, NULL, t, OTF2_UNDEFINED_INT64),
+		   "ProgramEnd");
 }
 
 /*
@@ -1511,10 +819,10 @@ static void write_mapping(struct cv *cv, OTF2_DefWriter *d, OTF2_MappingType typ
 		return;
 	OTF2_IdMap *m = OTF2_IdMap_CreateFromUint32Array(n, map, true);
 	if (!m) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
 		return;
 	}
-	check(cv, OTF2_DefWriter_WriteMappingTable(d, type, m), "MappingTable");
+	otf2_check(cv, OTF2_DefWriter_WriteMappingTable(d, type, m), "MappingTable");
 	OTF2_IdMap_Free(m);
 }
 
@@ -1540,7 +848,7 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
 	uint32_t nm = m->nmetrics + m->npapis, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
 	uint32_t *a = malloc(((nm > nc ? nm : nc) + 1) * sizeof(*a));
 	if (!a) {
-		check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
 		return;
 	}
 	struct {
@@ -1578,35 +886,37 @@ static int finish(struct cv *cv)
 	if (cv->par) /* every rank's markers, written by rank 0 */
 		gather_markers(cv);
 	if (o->markers)
-		check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers), "closing the markers");
-	check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
-	check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
+		otf2_check(cv, OTF2_Archive_CloseMarkerWriter(o->ar, o->markers),
+			   "closing the markers");
+	otf2_check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
+	otf2_check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
 		if (d && cv->par)
 			write_mappings(cv, d);
 		if (d)
-			check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
-			      "closing a definition writer");
+			otf2_check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
+				   "closing a definition writer");
 	}
-	check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
+	otf2_check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
 	/* The global definitions: rank 0's, of the whole trace, in a parallel conversion. */
 	struct cv *defs = cv->par ? cv->global : cv;
 	if (defs) {
 		OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);
 		if (g) {
-			write_definitions(defs, g);
-			check(cv, OTF2_Archive_CloseGlobalDefWriter(o->ar, g),
-			      "closing the definitions");
+			otf2_write_definitions(defs, g);
+			otf2_check(cv, OTF2_Archive_CloseGlobalDefWriter(o->ar, g),
+				   "closing the definitions");
 		} else {
-			check(cv, OTF2_ERROR_INVALID_CALL, "opening the global definition writer");
+			otf2_check(cv, OTF2_ERROR_INVALID_CALL,
+				   "opening the global definition writer");
 		}
 	}
 	for (size_t i = 0; i < cv->nprops; i++)
-		check(cv,
-		      OTF2_Archive_SetProperty(o->ar, cv->props[2 * i], cv->props[2 * i + 1], 0),
-		      "SetProperty");
-	check(cv, OTF2_Archive_Close(o->ar), "closing the archive");
+		otf2_check(
+		    cv, OTF2_Archive_SetProperty(o->ar, cv->props[2 * i], cv->props[2 * i + 1], 0),
+		    "SetProperty");
+	otf2_check(cv, OTF2_Archive_Close(o->ar), "closing the archive");
 	if (o->attrs)
 		OTF2_AttributeList_Delete(o->attrs);
 	int rc = o->error == OTF2_SUCCESS ? 0 : -1;
