@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/convert-parallel.sh - trace2otf2's speed-up under an MPI launcher.
+# bench/convert-parallel.sh - trace2otf2's speed-up with -j N and under an MPI launcher.
 #
 #   bench/convert-parallel.sh [BUILD_DIR] [ROUNDS] [SHAPES] [RANKS]
 #   (defaults: build, 5, "8x3000000 16x1000000 64x250000", "1 2 4")
 #
 # SHAPES: PROCESSESxRECORDS, a trace of that many processes (bench_event --record, region
-# enter/leave only, one thread each) of about that many records.  Each is converted to OTF2
-# serially (no launcher) and with each count of RANKS (mpirun -np N trace2otf2), ROUNDS times,
-# alternating; prints the median wall time of each and its ratio to the serial one.  Every
-# parallel archive is checked to hold the events of the serial one (otf2-print, mapped ids).
+# enter/leave only, one thread each) of that many records.  Each is converted to OTF2
+# serially, with -j N and with mpirun -np N for each N of RANKS, ROUNDS times, alternating;
+# prints the median wall time of each and its ratio to the serial one.  Every parallel
+# archive is checked to hold the events of the serial one (otf2-print, mapped ids).  The
+# MPI runs need Open MPI and libtrace-convert-mpi.so (left out without them).
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -18,8 +19,9 @@ ranks=${4:-1 2 4}
 conv=$(cd "$build" && pwd)/trace2otf2
 lib=$(cd "$build" && pwd)/libtrace.so
 [ -x "$conv" ] && [ -x "$build/bench/bench_event" ] || { echo "build the project first ($build)" >&2; exit 2; }
-[ -f "$build/libtrace-convert-mpi.so" ] || { echo "no libtrace-convert-mpi.so in $build (libopenmpi-dev)" >&2; exit 2; }
-mpirun=(mpirun --allow-run-as-root --oversubscribe)
+mpirun=(mpirun.openmpi --allow-run-as-root --oversubscribe)
+ways=(j)
+[ -f "$build/libtrace-convert-mpi.so" ] && command -v mpirun.openmpi >/dev/null && ways+=(mpi)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-bench-cpar.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -45,22 +47,32 @@ for r in $(seq "$rounds"); do
 		rm -rf "$tmp/a$s.serial"
 		wall "$tmp/r$s.serial" "$conv" -q "$tmp/t$s" -o "$tmp/a$s.serial"
 		for n in $ranks; do
-			rm -rf "$tmp/a$s.$n"
-			wall "$tmp/r$s.$n" "${mpirun[@]}" -np "$n" "$conv" -q "$tmp/t$s" -o "$tmp/a$s.$n"
+			for w in "${ways[@]}"; do
+				rm -rf "$tmp/a$s.$w$n"
+				if [ $w = j ]; then
+					wall "$tmp/r$s.$w$n" "$conv" -q -j "$n" "$tmp/t$s" -o "$tmp/a$s.$w$n"
+				else
+					wall "$tmp/r$s.$w$n" "${mpirun[@]}" -np "$n" "$conv" -q "$tmp/t$s" -o "$tmp/a$s.$w$n"
+				fi
+			done
 		done
 	done
 done
 for s in $shapes; do
 	otf2-print "$tmp/a$s.serial/traces.otf2" | grep -v '^Trace identifier' >"$tmp/serial.txt"
 	for n in $ranks; do
-		otf2-print "$tmp/a$s.$n/traces.otf2" | grep -v '^Trace identifier' | cmp -s - "$tmp/serial.txt" ||
-			{ echo "$s, $n ranks: the archive's events differ from the serial one's" >&2; exit 1; }
+		for w in "${ways[@]}"; do
+			otf2-print "$tmp/a$s.$w$n/traces.otf2" | grep -v '^Trace identifier' | cmp -s - "$tmp/serial.txt" ||
+				{ echo "$s, $w $n: the archive's events differ from the serial one's" >&2; exit 1; }
+		done
 	done
 done
 
-echo "trace2otf2 to OTF2, median of $rounds (machine: $(nproc) CPUs, $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)):"
+echo "trace2otf2 to OTF2 in $tmp, median of $rounds (machine: $(nproc) CPUs, $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)):"
 printf '%-14s %12s %10s' shape records serial
-for n in $ranks; do printf ' %16s' "$n rank(s)"; done
+for n in $ranks; do for w in "${ways[@]}"; do
+	[ $w = j ] && printf ' %16s' "-j $n" || printf ' %16s' "mpirun -np $n"
+done; done
 echo
 for s in $shapes; do
 	rec=$("$conv" "$tmp/t$s" -o "$tmp/count" 2>&1 | sed -n 's/.* events from \([0-9]*\) records.*/\1/p')
@@ -69,8 +81,10 @@ for s in $shapes; do
 	ser=$(med "$tmp/r$s.serial")
 	printf '%-14s %12s %9.3fs' "$s" "$rec" "$ser"
 	for n in $ranks; do
-		m=$(med "$tmp/r$s.$n")
-		printf ' %8.3fs %5.2fx' "$m" "$(echo "$m $ser" | awk '{print $1 / $2}')"
+		for w in "${ways[@]}"; do
+			m=$(med "$tmp/r$s.$w$n")
+			printf ' %8.3fs %5.2fx' "$m" "$(echo "$m $ser" | awk '{print $1 / $2}')"
+		done
 	done
 	echo
 done
