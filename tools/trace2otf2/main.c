@@ -450,7 +450,7 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 		if (!quiet)
 			fprintf(stderr, "trace2otf2: --jobs: %s converts in one process\n",
 				core_view ? "--core-view" : be->name);
-	} else if (jobs > 1 && !mpi) {
+	} else if (jobs > 1 && !mpi && ndirs > 1) { /* at most a process each */
 		if (conv_local_start(jobs < ndirs ? jobs : ndirs, mpip, err, sizeof(err))) {
 			fprintf(stderr, "trace2otf2: --jobs: %s\n", err);
 			remove_output(out, be);
