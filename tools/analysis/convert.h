@@ -328,10 +328,9 @@ struct cv_ops {
 	void (*gpu_activity)(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op *op);
 	/* A sample of the thread's call stack (LIBTRACE_STACK_SAMPLING): ctx, the calling
 	 * context of the innermost frame (an index into cv.ctxs: its parents are the frames
-	 * that called it, up to the outermost unwound), `depth` frames; it stands for cpu_ns of
-	 * the thread's CPU time. */
-	void (*sample)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
-		       uint64_t cpu_ns);
+	 * that called it, up to the outermost unwound); it stands for cpu_ns of the thread's
+	 * CPU time. */
+	void (*sample)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, uint64_t cpu_ns);
 	int (*finish)(struct cv *cv); /* write definitions, close */
 };
 

@@ -214,5 +214,5 @@ void cv_stack_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint
 		cv_string(cv, "CPU time sampling"); /* the name of the interrupt generator */
 	if (r->arg && (!cv->sample_period || r->arg < cv->sample_period))
 		cv->sample_period = r->arg;
-	CV_EMIT(cv, sample, l, ns, ctx - 1, n, r->arg);
+	CV_EMIT(cv, sample, l, ns, ctx - 1, r->arg);
 }

@@ -269,14 +269,16 @@ static void write_procs(FILE *f, const struct rp_run *r, size_t top)
 		fprintf(f, "  ... and %zu more threads (--all for all)\n", all - shown);
 }
 
+/* Rows of samples under `title`, the first `top`: with totals, self and total (functions),
+ * else the samples of what the column `what` names. */
 static void write_rows(FILE *f, const char *title, const struct rp_sample_row *rows, size_t n,
-		       size_t top, uint64_t count, int totals)
+		       size_t top, uint64_t count, int totals, const char *what)
 {
 	fprintf(f, "\n%s (top %zu of %zu):\n", title, n < top ? n : top, n);
 	if (totals)
-		fprintf(f, "  %8s %7s %8s %7s  %s\n", "self", "%", "total", "%", "function");
+		fprintf(f, "  %8s %7s %8s %7s  %s\n", "self", "%", "total", "%", what);
 	else
-		fprintf(f, "  %8s %7s  %s\n", "samples", "%", "function");
+		fprintf(f, "  %8s %7s  %s\n", "samples", "%", what);
 	for (size_t i = 0; i < n && i < top; i++) {
 		const struct rp_sample_row *r = &rows[i];
 		char name[4096];
@@ -372,24 +374,12 @@ static void write_samples(FILE *f, const struct rp_run *r, size_t top)
 	char cpu[32];
 	fprintf(f, "\nStack samples: %" PRIu64 ", %s of CPU time\n", s->count,
 		rp_fmt_ns(cpu, sizeof(cpu), (double)s->cpu_ns, 0));
-	write_rows(f, "Functions by samples", s->functions, s->nfunctions, top, s->count, 1);
-	fprintf(f, "\nThe regions the samples fell in (top %zu of %zu):\n",
-		s->nregions < top ? s->nregions : top, s->nregions);
-	for (size_t i = 0; i < s->nregions && i < top; i++) {
-		char name[4096];
-		fprintf(f, "  %8" PRIu64 " %6.1f%%  %s\n", s->regions[i].self,
-			100.0 * (double)s->regions[i].self / (double)s->count,
-			rp_fmt_name(name, sizeof(name), s->regions[i].name, 0));
-	}
-	size_t ptop = top < 10 ? top : 10;
-	fprintf(f, "\nCall paths by samples (top %zu of %zu):\n",
-		s->npaths < ptop ? s->npaths : ptop, s->npaths);
-	for (size_t i = 0; i < s->npaths && i < ptop; i++) {
-		char name[4096];
-		fprintf(f, "  %8" PRIu64 " %6.1f%%  %s\n", s->paths[i].self,
-			100.0 * (double)s->paths[i].self / (double)s->count,
-			rp_fmt_name(name, sizeof(name), s->paths[i].name, 0));
-	}
+	write_rows(f, "Functions by samples", s->functions, s->nfunctions, top, s->count, 1,
+		   "function");
+	write_rows(f, "The regions the samples fell in", s->regions, s->nregions, top, s->count, 0,
+		   "region");
+	write_rows(f, "Call paths by samples", s->paths, s->npaths, top < 10 ? top : 10, s->count,
+		   0, "call path");
 	write_tree(f, s);
 }
 

@@ -155,10 +155,8 @@ static void task_event(struct cv *cv, struct cv_loc *l, uint64_t t, enum cv_task
 }
 
 /* A stack sample: its frames above the thread's open calls (as the archive places them). */
-static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
-		   uint64_t cpu_ns)
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, uint64_t cpu_ns)
 {
-	(void)depth;
 	struct acc_thread *s = l->out;
 	if (!s)
 		return;

@@ -267,6 +267,22 @@ static struct cstack *cstack_of(struct cv *cv, struct cv_loc *l)
  * context), as Score-P writes them when it samples.  Its unwind distance is 2: one region
  * newly entered, the one below it made progress.
  */
+/* Room for `need` contexts on cs; -1 when memory ran out. */
+static int cstack_reserve(struct cstack *cs, uint32_t need)
+{
+	if (need <= cs->cap)
+		return 0;
+	uint32_t cap = cs->cap ? 2 * cs->cap : 32;
+	if (cap < need)
+		cap = need + 32;
+	uint32_t *v = realloc(cs->v, cap * sizeof(*v));
+	if (!v)
+		return -1;
+	cs->v = v;
+	cs->cap = cap;
+	return 0;
+}
+
 static void enter_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			 OTF2_AttributeList *a)
 {
@@ -275,15 +291,9 @@ static void enter_region(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t r
 		otf2_check(cv, OTF2_EvtWriter_Enter(l->out, a, t, region), "Enter");
 		return;
 	}
-	if (cs->n == cs->cap) {
-		uint32_t cap = cs->cap ? 2 * cs->cap : 32;
-		uint32_t *v = realloc(cs->v, cap * sizeof(*v));
-		if (!v) {
-			otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
-			return;
-		}
-		cs->v = v;
-		cs->cap = cap;
+	if (cstack_reserve(cs, cs->n + 1)) {
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "CallingContextEnter");
+		return;
 	}
 	uint32_t ctx = cv_context(cv, region, 0, cs->n ? cs->v[cs->n - 1] : 0);
 	if (!ctx) {
@@ -463,10 +473,8 @@ static void team_end(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
  * (main, a start routine: the C library's frames below it are left out), else all of them.
  * The unwind distance: the frames placed, newly entered, plus the region that made progress.
  */
-static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
-		   uint64_t cpu_ns)
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, uint64_t cpu_ns)
 {
-	(void)depth;
 	struct out *o = cv->out;
 	struct cstack *cs = cstack_of(cv, l);
 	if (!cs)
@@ -531,15 +539,9 @@ static void switch_contexts(struct cv *cv, struct cv_loc *l, enum cv_task_event 
 			continue;
 		struct suspended sp = o->susp[i];
 		o->susp[i] = o->susp[--o->nsusp];
-		if (cs->n + sp.n > cs->cap) {
-			uint32_t cap = cs->n + sp.n + 32;
-			uint32_t *v = realloc(cs->v, cap * sizeof(*v));
-			if (!v) {
-				free(sp.v);
-				return;
-			}
-			cs->v = v;
-			cs->cap = cap;
+		if (cstack_reserve(cs, cs->n + sp.n)) {
+			free(sp.v);
+			return;
 		}
 		memcpy(cs->v + cs->n, sp.v, sp.n * sizeof(*sp.v));
 		cs->n += sp.n;
@@ -678,29 +680,33 @@ static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, cons
 		   "Marker");
 }
 
-static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
+/* Keeps m (a parallel conversion's marker, for rank 0); -1 when memory ran out. */
+static int keep_marker(struct cv *cv, struct kept_marker m)
 {
 	struct out *o = cv->out;
-	if (!cv->par) {
-		write_marker(cv, l->id, t, kind, text);
-		return;
-	}
 	if (o->nkept == o->kept_cap) {
 		size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
 		struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
 		if (!a) {
 			otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
-			return;
+			return -1;
 		}
 		o->kept = a;
 		o->kept_cap = cap;
 	}
-	char *copy = strdup(text);
-	if (!copy) {
-		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
+	o->kept[o->nkept++] = m;
+	return 0;
+}
+
+static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
+{
+	if (!cv->par) {
+		write_marker(cv, l->id, t, kind, text);
 		return;
 	}
-	o->kept[o->nkept++] = (struct kept_marker){l->id, t, kind, copy, 0};
+	char *copy = strdup(text);
+	if (!copy || keep_marker(cv, (struct kept_marker){l->id, t, kind, copy, 0}))
+		free(copy);
 }
 
 static int kept_cmp(const void *x, const void *y)
@@ -760,17 +766,8 @@ static void gather_markers(struct cv *cv)
 				break;
 			m.kind = (int)kind;
 			m.seq = o->nkept;
-			if (o->nkept == o->kept_cap) {
-				size_t cap = o->kept_cap ? 2 * o->kept_cap : 64;
-				struct kept_marker *a = realloc(o->kept, cap * sizeof(*a));
-				if (!a) {
-					otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Marker");
-					break;
-				}
-				o->kept = a;
-				o->kept_cap = cap;
-			}
-			o->kept[o->nkept++] = m;
+			if (keep_marker(cv, m))
+				break;
 			p = m.text + n + 1;
 		}
 	}

@@ -500,10 +500,8 @@ static void caller(struct cv *cv, uint32_t li, uint64_t t, uint32_t depth, uint3
  * in, 1: its caller...; the innermost MAX_SAMPLE frames) the function and the line as events
  * of types TY_SAMPLE + depth and TY_SAMPLE_LINE + depth.  It changes no state.
  */
-static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, unsigned depth,
-		   uint64_t cpu_ns)
+static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, uint64_t cpu_ns)
 {
-	(void)depth;
 	(void)cpu_ns;
 	struct out *o = cv->out;
 	uint32_t li = loc_index(cv, l);
