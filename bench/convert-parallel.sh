@@ -10,7 +10,7 @@
 # serially, with -j N and with mpirun -np N for each N of RANKS, ROUNDS times, alternating;
 # prints the median wall time of each and its ratio to the serial one.  Every parallel
 # archive is checked to hold the events of the serial one (otf2-print, mapped ids).  The
-# MPI runs need Open MPI and libtrace-convert-mpi.so (left out without them).
+# MPI runs need Open MPI and libtrace-convert-mpi-openmpi.so (left out without them).
 set -eu
 build=${1:-build}
 rounds=${2:-5}
@@ -21,7 +21,7 @@ lib=$(cd "$build" && pwd)/libtrace.so
 [ -x "$conv" ] && [ -x "$build/bench/bench_event" ] || { echo "build the project first ($build)" >&2; exit 2; }
 mpirun=(mpirun.openmpi --allow-run-as-root --oversubscribe)
 ways=(j)
-[ -f "$build/libtrace-convert-mpi.so" ] && command -v mpirun.openmpi >/dev/null && ways+=(mpi)
+[ -f "$build/libtrace-convert-mpi-openmpi.so" ] && command -v mpirun.openmpi >/dev/null && ways+=(mpi)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-bench-cpar.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

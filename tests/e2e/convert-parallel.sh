@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A parallel conversion (trace2otf2 -j N, and mpirun -np N trace2otf2 with Open MPI): one
+# A parallel conversion (trace2otf2 -j N; mpirun -np N trace2otf2 with Open MPI and MPICH): one
 # trace of many kinds of processes (4 MPI ranks of mpi_patterns, omp_bots built by gcc with
 # stack samples and by clang with call paths, callsites, the processes procs forks and
 # execs, mark_then's markers, and one killed mid-run) converted serially, with -j 2, 3 and
-# 5, and by 2 and 3 MPI ranks.  Each archive passes otf2-print -Werror; its global
+# 5, by 2 and 3 Open MPI ranks and by 2 MPICH ranks.  Each archive passes otf2-print -Werror; its global
 # definitions are the serial archive's, line for line (otf2-print -G); its marker file too,
 # byte for byte; trace-report reads the same profile from it; every location holds the same
 # events (compare_otf2.py, through the mapping tables, with every definition resolved).
@@ -14,7 +14,7 @@
 # the MPI module.
 . "$(dirname "$0")/lib.sh"
 need_converter
-module=$BUILD/libtrace-convert-mpi.so
+module=$BUILD/libtrace-convert-mpi-openmpi.so
 mpi=1
 if [ ! -f "$module" ]; then
 	echo "MPI: not tested (no $module: libopenmpi-dev at build time)"
@@ -70,10 +70,17 @@ grep -q '^COMM .*Thread team' "$WORK/serial.defs" || fail "no OpenMP teams to co
 	fail "no MPI communicators to compare"
 ways=("-j 2" "-j 3" "-j 5")
 [ $mpi = 0 ] || ways+=("mpirun 2" "mpirun 3")
+if [ -f "$BUILD/libtrace-convert-mpi-mpich.so" ] && command -v mpiexec.mpich >/dev/null; then
+	ways+=("mpich 2")
+else
+	echo "MPICH: not tested (no libtrace-convert-mpi-mpich.so or mpiexec.mpich)"
+fi
 for way in "${ways[@]}"; do
 	np=${way#* } a=$WORK/par${way/ /}.otf2
 	if [ "${way% *}" = -j ]; then
 		timeout 300 "$CONVERT" -q -j $np "$T" -o "$a" 2>"$WORK/par.err"
+	elif [ "${way% *}" = mpich ]; then
+		timeout 300 mpiexec.mpich -n $np "$CONVERT" -q "$T" -o "$a" 2>"$WORK/par.err"
 	else
 		timeout 300 "${mpirun[@]}" -np $np "$CONVERT" -q "$T" -o "$a" 2>"$WORK/par.err"
 	fi || { cat "$WORK/par.err" >&2; fail "$way: the conversion failed"; }

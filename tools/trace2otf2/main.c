@@ -51,7 +51,7 @@ static const char usage_tail[] =
     "\n"
     "Under an MPI launcher (mpirun -np N trace2otf2 TRACE_DIR, or srun), the N converters\n"
     "share the trace's processes and write one OTF2 archive together, the same as a\n"
-    "serial conversion's (libtrace-convert-mpi.so; other formats: rank 0 converts alone).\n"
+    "serial conversion's (libtrace-convert-mpi-*.so; other formats: rank 0 converts alone).\n"
     "\n"
     "Exit status:\n"
     "  0  converted; processes that were killed or whose files were cut short are\n"
@@ -599,10 +599,11 @@ static int same_arguments(struct conv_mpi *mpi, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int size = conv_launcher_size();
+	enum conv_mpi_abi abi;
+	int size = conv_launcher_size(&abi);
 	struct conv_mpi *mpi = NULL;
 	char err[PATH_MAX + 256];
-	if (size > 1 && conv_mpi_start(&argc, &argv, size, &mpi, err, sizeof(err))) {
+	if (size > 1 && conv_mpi_start(&argc, &argv, size, abi, &mpi, err, sizeof(err))) {
 		fprintf(stderr, "trace2otf2: %s\n", err);
 		return EXIT_USAGE;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * mpi_par.c - libtrace-convert-mpi.so, the converter's ranks over MPI (parallel.h): the
+ * mpi_par.c - libtrace-convert-mpi-<abi>.so, the converter's ranks over MPI (parallel.h), one
+ * module per MPI (Open MPI, MPICH): the
  * collectives a parallel conversion needs, and OTF2's own MPI collective callbacks for the
  * archive that every rank writes.  Buffers of any size travel in pieces of at most 1 GiB.
  */
@@ -152,8 +153,8 @@ __attribute__((visibility("default"))) int ltr_convert_mpi_init(int *argc, char 
 	if (size != expected) {
 		snprintf(err, errlen,
 			 "the launcher started %d processes but MPI sees %d: it is not the MPI "
-			 "this converter was built with (%s)",
-			 expected, size, CONV_MPI_MODULE);
+			 "of this converter's module",
+			 expected, size);
 		MPI_Comm_free(&s->comm);
 		MPI_Finalize();
 		free(s);

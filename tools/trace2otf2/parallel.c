@@ -33,48 +33,68 @@ static int started_by_launcher(void)
 	return 0;
 }
 
-int conv_launcher_size(void)
+int conv_launcher_size(enum conv_mpi_abi *abi)
 {
+	*abi = CONV_MPI_NONE;
 	if (!started_by_launcher())
 		return 0;
-	/* Open MPI's mpirun; MPICH's (Hydra) and Slurm's PMI; Slurm's srun with PMIx. */
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
-	}
-	const char *v = getenv("SLURM_STEP_NUM_TASKS");
-	if (v && *v && getenv("PMIX_RANK"))
+	const char *v = getenv("OMPI_COMM_WORLD_SIZE"); /* Open MPI's mpirun */
+	if (v && *v) {
+		*abi = CONV_MPI_OPENMPI;
 		return atoi(v);
+	}
+	v = getenv("PMI_SIZE"); /* MPICH's Hydra, Slurm's PMI */
+	if (!v || !*v) {
+		v = getenv("SLURM_STEP_NUM_TASKS"); /* Slurm's srun with PMIx */
+		if (!getenv("PMIX_RANK"))
+			v = NULL;
+	}
+	if (v && *v) {
+		*abi = CONV_MPI_PMI;
+		return atoi(v);
+	}
 	return 0;
 }
 
-int conv_mpi_start(int *argc, char ***argv, int size, struct conv_mpi **out, char *err,
-		   size_t errlen)
+/* The module `name` beside the executable, else in the installed module directory. */
+static void *load(const char *name, char *path, size_t len)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char exe[PATH_MAX];
 	void *h = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/%s", exe, CONV_MPI_MODULE);
+		snprintf(path, len, "%s/%s", exe, name);
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	}
 #ifdef LIBTRACE_MODULE_DIR
 	if (!h) {
-		snprintf(path, sizeof(path), "%s/%s", LIBTRACE_MODULE_DIR, CONV_MPI_MODULE);
+		snprintf(path, len, "%s/%s", LIBTRACE_MODULE_DIR, name);
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	}
 #endif
+	return h;
+}
+
+int conv_mpi_start(int *argc, char ***argv, int size, enum conv_mpi_abi abi, struct conv_mpi **out,
+		   char *err, size_t errlen)
+{
+	static const char *const openmpi[] = {"libtrace-convert-mpi-openmpi.so", NULL},
+				 *const pmi[] = {"libtrace-convert-mpi-mpich.so",
+						 "libtrace-convert-mpi-openmpi.so", NULL};
+	const char *const *names = abi == CONV_MPI_OPENMPI ? openmpi : pmi;
+	char path[PATH_MAX + 64];
+	void *h = NULL;
+	for (size_t i = 0; names[i] && !h; i++)
+		h = load(names[i], path, sizeof(path));
 	if (!h) {
 		snprintf(err, errlen,
-			 "an MPI launcher started %d converters, but this build has no MPI "
-			 "module (%s: %s); run trace2otf2 without the launcher",
-			 size, CONV_MPI_MODULE, dlerror());
+			 "an MPI launcher started %d converters, but this build has no MPI module "
+			 "for it (%s%s): run trace2otf2 without the launcher, or with -j N",
+			 size, names[0], abi == CONV_MPI_OPENMPI ? "" : " or Open MPI's");
 		return -1;
 	}
 	conv_mpi_init_fn init = (conv_mpi_init_fn)dlsym(h, CONV_MPI_INIT);
