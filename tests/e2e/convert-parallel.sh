@@ -8,9 +8,9 @@
 # definitions are the serial archive's, line for line (otf2-print -G); its marker file too,
 # byte for byte; trace-report reads the same profile from it; every location holds the same
 # events (compare_otf2.py, through the mapping tables, with every definition resolved).
-# --core-view is refused under the launcher and converts in one process with -j; Paraver is
-# written by rank 0 alone, the same as serially; a converter a rank runs (not the launcher)
-# converts alone.  The MPI part skips without Open MPI or
+# The Paraver trace of -j 2, 3, 5 and of 2 and 3 MPI ranks is the serial one, byte for
+# byte.  --core-view is refused under the launcher and converts in one process with -j; a
+# converter a rank runs (not the launcher) converts alone.  The MPI part skips without Open MPI or
 # the MPI module.
 . "$(dirname "$0")/lib.sh"
 need_converter
@@ -108,7 +108,23 @@ done
 "$CONVERT" -j 2 --core-view "$T" -o "$WORK/cvj.otf2" 2>"$WORK/cvj.err" || fail "-j 2 --core-view failed"
 grep -q 'core-view converts in one process' "$WORK/cvj.err" || fail "-j 2 --core-view: no note"
 otf2-print --silent -Werror "$WORK/cvj.otf2/traces.otf2" >/dev/null 2>&1 || fail "-j 2 --core-view: a bad archive"
+# Paraver: every rank sorts its processes' records, rank 0 merges them: the same files.
 "$CONVERT" -q -f paraver "$T" -o "$WORK/serial" || fail "serial Paraver conversion"
+python3 "$SRC/tests/e2e/check_prv.py" "$WORK/serial.prv" >/dev/null || fail "check_prv rejects the serial .prv"
+same_paraver() {
+	for e in prv pcf row; do
+		cmp -s "$WORK/serial.$e" "$WORK/$1.$e" || {
+			diff "$WORK/serial.$e" "$WORK/$1.$e" | head -5 >&2
+			fail "Paraver, $2: .$e differs from the serial one"
+		}
+	done
+	! ls "$WORK"/*.sort-* >/dev/null 2>&1 || fail "Paraver, $2: a scratch file was left"
+	echo "Paraver, $2: the serial conversion's .prv, .pcf and .row"
+}
+for j in 2 3 5; do
+	"$CONVERT" -q -j $j -f paraver "$T" -o "$WORK/prvj$j" || fail "Paraver with -j $j failed"
+	same_paraver prvj$j "-j $j"
+done
 if [ $mpi = 0 ]; then
 	echo "convert-parallel: ok (without MPI)"
 	exit 0
@@ -130,12 +146,9 @@ grep -q 'other arguments than rank 0' "$WORK/differ.err" || fail "different argu
 	fail "--core-view under the launcher was accepted"
 grep -q 'core-view needs every process' "$WORK/cv.err" || fail "--core-view: no reason given"
 [ ! -e "$WORK/cv.otf2" ] || fail "--core-view under the launcher left an output"
-"${mpirun[@]}" -np 2 "$CONVERT" -f paraver "$T" -o "$WORK/par" 2>"$WORK/prv.err" ||
-	fail "Paraver under the launcher failed"
-grep -q 'rank 0 converts alone' "$WORK/prv.err" || fail "Paraver under the launcher: no note"
-for e in prv pcf row; do
-	# the header's date is the conversion's
-	cmp -s <(sed 1d "$WORK/serial.$e") <(sed 1d "$WORK/par.$e") ||
-		fail "Paraver under the launcher: .$e differs from the serial one"
+for np in 2 3; do
+	"${mpirun[@]}" -np $np "$CONVERT" -q -f paraver "$T" -o "$WORK/prvm$np" ||
+		fail "Paraver with $np MPI ranks failed"
+	same_paraver prvm$np "mpirun -np $np"
 done
 echo "convert-parallel: ok"

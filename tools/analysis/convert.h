@@ -376,7 +376,9 @@ struct cv_sizes {
 /* A rank's ids, local index -> rank 0's (the archive's), after cv_unify. */
 struct cv_maps {
 	uint32_t *strings, *regions, *metrics, *scls, *ctxs, *papis, *comm_refs, *wins;
+	uint32_t *locs, *comms; /* indices into cv.locs, cv.comms */
 	uint32_t nstrings, nregions, nmetrics, nscls, nctxs, npapis, ncomm_refs, nwins;
+	uint32_t nlocs, ncomms;
 	uint32_t global_nmetrics; /* the archive's metrics (its PAPI classes follow them) */
 };
 

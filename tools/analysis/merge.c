@@ -546,6 +546,8 @@ void cv_free(struct cv *cv)
 	free(m->papis);
 	free(m->comm_refs);
 	free(m->wins);
+	free(m->locs);
+	free(m->comms);
 	if (cv->global) {
 		cv_free(cv->global);
 		free(cv->global);

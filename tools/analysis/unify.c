@@ -727,6 +727,8 @@ static void add_stats(struct cv *g, const struct cv *cv, const struct img *im, i
 		    (!g->sample_period || im[r].sample_period < g->sample_period))
 			g->sample_period = im[r].sample_period;
 	}
+	if (t->first_ns == UINT64_MAX) /* no event at all */
+		t->first_ns = t->last_ns = 0;
 }
 
 /* Rank 0's own process-level state in g: processes, hosts, properties. */
@@ -758,18 +760,20 @@ static int copy_procs(struct cv *g, const struct cv *cv, const struct img *self)
 	return 0;
 }
 
-/* Rank 0: every rank's maps, one after the other. */
+/* Rank 0: every rank's maps, one after the other (struct cv_maps: MAPS of them). */
+#define MAPS 10
 static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics, struct pk *k)
 {
 	put32(k, (uint32_t)failed);
 	put32(k, nmetrics);
 	for (int r = 0; r < n; r++) {
 		const struct img *m = &im[r];
-		const uint32_t *maps[] = {m->smap,  m->rmap, m->mmap,	m->scmap,
-					  m->cxmap, m->pmap, m->refmap, m->wmap};
-		const uint32_t lens[] = {m->nstrings, m->nregions, m->nmetrics,	  m->nscls,
-					 m->nctxs,    m->npapis,   m->ncomm_refs, m->nwins};
-		for (int i = 0; i < 8; i++) {
+		const uint32_t *maps[] = {m->smap, m->rmap,   m->mmap, m->scmap, m->cxmap,
+					  m->pmap, m->refmap, m->wmap, m->lmap,	 m->cmap};
+		const uint32_t lens[] = {m->nstrings,	m->nregions, m->nmetrics, m->nscls,
+					 m->nctxs,	m->npapis,   m->ncomm_refs, m->nwins,
+					 m->nlocs,	m->ncomms};
+		for (int i = 0; i < MAPS; i++) {
 			put32(k, lens[i]);
 			if (maps[i])
 				put(k, maps[i], lens[i] * sizeof(uint32_t));
@@ -783,12 +787,14 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 	*failed = (int)get32(&u);
 	struct cv_maps *mp = &cv->maps;
 	mp->global_nmetrics = get32(&u);
-	uint32_t **maps[] = {&mp->strings, &mp->regions, &mp->metrics,	 &mp->scls,
-			     &mp->ctxs,	   &mp->papis,	 &mp->comm_refs, &mp->wins};
-	uint32_t *lens[] = {&mp->nstrings, &mp->nregions, &mp->nmetrics,   &mp->nscls,
-			    &mp->nctxs,	   &mp->npapis,	  &mp->ncomm_refs, &mp->nwins};
+	uint32_t **maps[] = {&mp->strings, &mp->regions, &mp->metrics, &mp->scls,
+			     &mp->ctxs,	   &mp->papis,	 &mp->comm_refs, &mp->wins,
+			     &mp->locs,	   &mp->comms};
+	uint32_t *lens[] = {&mp->nstrings, &mp->nregions, &mp->nmetrics, &mp->nscls,
+			    &mp->nctxs,	   &mp->npapis,	  &mp->ncomm_refs, &mp->nwins,
+			    &mp->nlocs,	   &mp->ncomms};
 	for (int r = 0; r < n && !u.bad; r++)
-		for (int i = 0; i < 8 && !u.bad; i++) {
+		for (int i = 0; i < MAPS && !u.bad; i++) {
 			uint32_t k = get32(&u);
 			if (r != cv->par->rank) {
 				get(&u, (size_t)k * sizeof(uint32_t));

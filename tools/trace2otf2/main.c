@@ -26,8 +26,8 @@ enum {
 };
 
 static const char usage_tail[] =
-    "  -j, --jobs N         otf2: convert in N processes of this machine (at most one\n"
-    "                       per traced process), the same archive as in one\n"
+    "  -j, --jobs N         convert in N processes of this machine (at most one per\n"
+    "                       traced process), the same output as in one\n"
     "  -q, --quiet          no progress bar, no summary; problems are still printed\n"
     "      --progress       draw the progress bar even when stderr is not a terminal\n"
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
@@ -49,9 +49,9 @@ static const char usage_tail[] =
     ";\n"
     "an address no symbol covers is named module+0xOFFSET.\n"
     "\n"
-    "Under an MPI launcher (mpirun -np N trace2otf2 TRACE_DIR, or srun), the N converters\n"
-    "share the trace's processes and write one OTF2 archive together, the same as a\n"
-    "serial conversion's (libtrace-convert-mpi-*.so; other formats: rank 0 converts alone).\n"
+    "Under an MPI launcher (mpirun -np N trace2otf2 TRACE_DIR, or srun), or with -j N, the\n"
+    "N converters share the trace's processes and write one output together, the same as a\n"
+    "serial conversion's (MPI: libtrace-convert-mpi-*.so).\n"
     "\n"
     "Exit status:\n"
     "  0  converted; processes that were killed or whose files were cut short are\n"
@@ -420,7 +420,7 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 		free_list(dirs, ndirs);
 		return EXIT_USAGE;
 	}
-	/* Only OTF2 is written in parallel; other formats are converted by rank 0 alone. */
+	/* A format that cannot be written in parallel is converted by rank 0 alone. */
 	struct cv_par *par = mpi && be->parallel ? &mpi->par : NULL;
 	if (mpi && !par && rank != 0) {
 		free_list(dirs, ndirs);

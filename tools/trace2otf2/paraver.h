@@ -171,9 +171,9 @@ struct pmap {
 	size_t cap, n;
 };
 
-/* A value of a marker or string attribute type: string sid + 1. */
+/* A value of a marker or string attribute type: string sid + 1; first used in `process`. */
 struct label {
-	uint32_t type, sid;
+	uint32_t type, sid, process;
 };
 
 /* What a region writes: its kind, its event type and value (Extrae's numbers for pthread,
@@ -192,6 +192,8 @@ struct out {
 	uint64_t seq;
 	FILE *scratch; /* the sorted runs spilled so far, one after the other */
 	size_t nruns;
+	uint64_t *ends; /* where each run ends (records) */
+	size_t ends_cap;
 	uint64_t records;      /* written to scratch */
 	struct rinfo *regions; /* per region, made at its first use */
 	struct rinfo spare;    /* when there is no memory for them */
@@ -218,6 +220,9 @@ struct out {
 	struct pmap isends;  /* MPI_Isend: the same key -> its send half's index + 1 (time) */
 	uint64_t attrs_used; /* bit CV_ATTR_*: events of that attribute were written */
 	int mpi_colls;	     /* a collective's global-operation events were written */
+	uint32_t process;    /* the process being converted (the last to begin a location) */
+	int began;	     /* a location began */
+	char *scratch_path;  /* a parallel conversion's: kept until rank 0 merged it */
 	char error[4096 + 300];
 };
 
@@ -263,8 +268,23 @@ struct prv_attr_def {
 };
 extern const struct prv_attr_def prv_attr_types[CV_ATTR_COUNT];
 
+/* Sorted runs in several scratch files (a parallel conversion's ranks'): run j of a source
+ * ends at record run_end[j] of its file. */
+struct prv_source {
+	int fd;
+	size_t nruns;
+	const uint64_t *run_end;
+};
+
 /* paraver_out.c */
 void prv_fail(struct out *o, const char *what, int err);
+struct pending *prv_pmap_slot(struct pmap *m, uint64_t key, int create);
+void prv_note_label(struct out *o, uint32_t type, uint32_t sid);
+const struct rinfo *prv_region_info(struct cv *cv, uint32_t r);
+const uint32_t *prv_papi_types(struct cv *cv, uint32_t s);
+int prv_write_outputs(struct cv *cv, struct out *o, const struct prv_source *src, size_t nsrc);
+uint64_t *prv_run_ends(const struct out *o);
+void prv_remove_outputs(const struct out *o);
 void prv_restate(struct out *o, uint32_t li, struct ploc *p, uint64_t t);
 enum kind prv_region_kind(const struct cv *cv, const struct cv_region *r);
 const char *prv_base_name(const char *path);
@@ -280,6 +300,7 @@ void prv_put_comm_cpus(struct out *o, uint32_t from, uint32_t cpu, uint64_t sent
 		       uint32_t cpu_r, uint64_t posted, uint64_t received, uint64_t size,
 		       uint32_t tag);
 int prv_write_body(struct out *o, struct writer *w, const uint64_t *run_end);
+int prv_write_sources(struct out *o, struct writer *w, const struct prv_source *src, size_t nsrc);
 FILE *prv_open_output(struct out *o, const char *ext);
 int prv_close_output(struct out *o, FILE *f, const char *ext);
 void prv_close_states(struct cv *cv);
@@ -292,6 +313,9 @@ int prv_mpi_call(const char *name, uint32_t *type, uint8_t *state);
 uint32_t prv_omp_value(const struct cv_region *r, enum kind k);
 int prv_gpu_value(const struct cv *cv, uint32_t r, enum kind k);
 void prv_write_pcf(struct cv *cv, FILE *f);
+
+/* paraver_par.c */
+int prv_finish_parallel(struct cv *cv);
 
 /* paraver_row.c */
 int prv_number_objects(struct cv *cv, struct numbering *n);

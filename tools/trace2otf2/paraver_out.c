@@ -63,7 +63,7 @@ void prv_fail(struct out *o, const char *what, int err)
 		snprintf(o->error, sizeof(o->error), "%s: %s", what, strerror(err));
 }
 
-static struct pending *pmap_slot(struct pmap *m, uint64_t key, int create)
+struct pending *prv_pmap_slot(struct pmap *m, uint64_t key, int create)
 {
 	if (create && (m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
@@ -288,7 +288,7 @@ static uint8_t region_state(const struct cv *cv, const struct cv_region *r, enum
 }
 
 /* What region r writes (made at its first use). */
-static const struct rinfo *region_info(struct cv *cv, uint32_t r)
+const struct rinfo *prv_region_info(struct cv *cv, uint32_t r)
 {
 	struct out *o = cv->out;
 	struct rinfo *ri = &o->spare;
@@ -330,9 +330,9 @@ static const struct rinfo *region_info(struct cv *cv, uint32_t r)
 }
 
 /* Remembers that events of `type` carry string sid + 1, for the .pcf. */
-static void note_label(struct out *o, uint32_t type, uint32_t sid)
+void prv_note_label(struct out *o, uint32_t type, uint32_t sid)
 {
-	struct pending *e = pmap_slot(&o->label_set, (uint64_t)type << 32 | sid, 1);
+	struct pending *e = prv_pmap_slot(&o->label_set, (uint64_t)type << 32 | sid, 1);
 	if (!e || e->done)
 		return;
 	e->done = 1;
@@ -344,7 +344,7 @@ static void note_label(struct out *o, uint32_t type, uint32_t sid)
 		o->labels = a;
 		o->labels_cap = cap;
 	}
-	o->labels[o->nlabels++] = (struct label){type, sid};
+	o->labels[o->nlabels++] = (struct label){type, sid, o->process};
 }
 
 /* Grows the array *a of *n words to at least need, zeroed. */
@@ -366,6 +366,17 @@ static int location_begin(struct cv *cv, struct cv_loc *l)
 {
 	struct out *o = cv->out;
 	uint32_t i = loc_index(cv, l);
+	if (l->process != o->process || !o->began) {
+		/* A process's tasks and requests are its own: keys of another process, whose
+		 * task ids or request handles may collide with this one's, are forgotten. */
+		struct pmap *maps[] = {&o->tasks, &o->irecvs, &o->isends};
+		for (int k = 0; k < 3; k++) {
+			free(maps[k]->slot);
+			*maps[k] = (struct pmap){0};
+		}
+		o->process = l->process;
+		o->began = 1;
+	}
 	if (grow(&o->first_thread, &o->nfirst_thread, (size_t)l->process + 1) ||
 	    grow(&o->host_cpus, &o->nhost_cpus,
 		 (size_t)(l->process < cv->nprocs ? cv->procs[l->process].host : 0) + 1) ||
@@ -431,7 +442,7 @@ static uint32_t native_type(struct out *o, const struct cv *cv, uint32_t name)
 }
 
 /* The event types of PAPI set s (made at its first use). */
-static const uint32_t *papi_types(struct cv *cv, uint32_t s)
+const uint32_t *prv_papi_types(struct cv *cv, uint32_t s)
 {
 	struct out *o = cv->out;
 	while (o->npapi_types <= s) {
@@ -485,10 +496,10 @@ static void caller(struct cv *cv, uint32_t li, uint64_t t, uint32_t depth, uint3
 {
 	struct out *o = cv->out;
 	uint32_t fn = cv->scls[s].function, line = line_label(cv, s);
-	note_label(o, TY_CALLER + depth, fn);
+	prv_note_label(o, TY_CALLER + depth, fn);
 	event(o, li, t, TY_CALLER + depth, (uint64_t)fn + 1);
 	if (line != CV_NO_STRING) {
-		note_label(o, TY_CALLER_LINE + depth, line);
+		prv_note_label(o, TY_CALLER_LINE + depth, line);
 		event(o, li, t, TY_CALLER_LINE + depth, (uint64_t)line + 1);
 	}
 	if (depth > o->max_caller)
@@ -514,11 +525,11 @@ static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, ui
 	for (uint32_t c = ctx + 1; c && d < MAX_SAMPLE; c = cv->ctxs[c - 1].parent, d++) {
 		const struct cv_ctx *x = &cv->ctxs[c - 1];
 		uint32_t fn = cv->regions[x->region].name;
-		note_label(o, TY_SAMPLE + d, fn);
+		prv_note_label(o, TY_SAMPLE + d, fn);
 		event(o, li, t, TY_SAMPLE + d, (uint64_t)fn + 1);
 		uint32_t line = x->scl != UINT32_MAX ? line_label(cv, x->scl) : CV_NO_STRING;
 		if (line != CV_NO_STRING) {
-			note_label(o, TY_SAMPLE_LINE + d, line);
+			prv_note_label(o, TY_SAMPLE_LINE + d, line);
 			event(o, li, t, TY_SAMPLE_LINE + d, (uint64_t)line + 1);
 		}
 	}
@@ -538,7 +549,7 @@ static void decorate(struct cv *cv, struct cv_loc *l, struct ploc *p, uint64_t t
 	cv_papi_seen(cv, l);
 	if (cv->cur_papi) {
 		const struct cv_papi *ps = &cv->papis[cv->cur_papi - 1];
-		const uint32_t *types = papi_types(cv, cv->cur_papi - 1);
+		const uint32_t *types = prv_papi_types(cv, cv->cur_papi - 1);
 		if (types && p->papi != cv->cur_papi) {
 			event(o, li, t, TY_PAPI_SET, cv->cur_papi);
 			memset(p->papi_last, 0, sizeof(p->papi_last));
@@ -594,7 +605,7 @@ static uint64_t enter_frame(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_
 	t = at(p, t);
 	touch(p, t);
 	decorate(cv, l, p, t, 1);
-	const struct rinfo *ri = region_info(cv, region);
+	const struct rinfo *ri = prv_region_info(cv, region);
 	struct frame *f = push(o, p);
 	if (!f)
 		return t;
@@ -626,7 +637,7 @@ static void task_depends(struct cv *cv, struct cv_loc *l, uint64_t t, const char
 		uint64_t id = strtoull(list, &end, 10);
 		if (end == list)
 			break;
-		struct pending *e = pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ id, 0);
+		struct pending *e = prv_pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ id, 0);
 		if (e)
 			prv_put_comm_cpus(o, e->loc, e->cpu, e->time, loc_index(cv, l),
 					  o->locs[loc_index(cv, l)].cpu, t, t, 0, 2);
@@ -647,7 +658,7 @@ static void attr_events(struct cv *cv, uint32_t li, uint64_t t, const struct cv_
 			continue;
 		o->attrs_used |= UINT64_C(1) << id;
 		if (prv_attr_types[id].labelled) {
-			note_label(o, type, (uint32_t)v);
+			prv_note_label(o, type, (uint32_t)v);
 			event(o, li, t, type, v + 1);
 		} else {
 			/* a result is signed; other values above INT64_MAX show as the maximum */
@@ -676,14 +687,14 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	uint32_t li = loc_index(cv, l);
 	uint64_t id = p->stack[p->depth - 1].task, key = (uint64_t)l->process << 40;
 	if (depends && id) { /* once: a task resumed after a switch enters again */
-		struct pending *e = pmap_slot(&o->tasks, key ^ id ^ 1ull << 63, 1);
+		struct pending *e = prv_pmap_slot(&o->tasks, key ^ id ^ 1ull << 63, 1);
 		if (e && !e->done) {
 			e->done = 1;
 			task_depends(cv, l, t, depends);
 		}
 	}
-	if (task && region_info(cv, region)->kind == K_OMP_TASK_CREATE) {
-		struct pending *e = pmap_slot(&o->tasks, key ^ task ^ 1ull << 62, 1);
+	if (task && prv_region_info(cv, region)->kind == K_OMP_TASK_CREATE) {
+		struct pending *e = prv_pmap_slot(&o->tasks, key ^ task ^ 1ull << 62, 1);
 		if (e && !e->half) { /* its creation, until the task starts */
 			e->half = 1;
 			e->loc = li;
@@ -691,7 +702,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 			e->cpu = p->cpu;
 		}
 	} else if (id) { /* a communication from its creation to its first start */
-		struct pending *e = pmap_slot(&o->tasks, key ^ id ^ 1ull << 62, 0);
+		struct pending *e = prv_pmap_slot(&o->tasks, key ^ id ^ 1ull << 62, 0);
 		if (e && e->half == 1 && !e->done) {
 			e->done = 1;
 			prv_put_comm_cpus(o, e->loc, e->cpu, e->time, li, p->cpu, t, t, 0,
@@ -739,7 +750,8 @@ static uint64_t leave_frame(struct cv *cv, struct cv_loc *l, struct ploc *p, uin
 		event(o, li, t, f.type, outer);
 	}
 	if (f.task) {
-		struct pending *e = pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ f.task, 1);
+		struct pending *e =
+		    prv_pmap_slot(&o->tasks, (uint64_t)l->process << 40 ^ f.task, 1);
 		if (e) {
 			e->loc = li;
 			e->time = t;
@@ -776,7 +788,7 @@ static void create_half(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t se
 {
 	struct out *o = cv->out;
 	uint64_t key = (uint64_t)l->process << 32 | (seq & 0xffffffffu);
-	struct pending *e = pmap_slot(&o->creates, key, 1);
+	struct pending *e = prv_pmap_slot(&o->creates, key, 1);
 	uint32_t li = loc_index(cv, l);
 	if (!e || e->done)
 		return;
@@ -1030,7 +1042,7 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 	if (p && !p->ended && l->kind != CV_LOC_METRIC)
 		t = mark(p, t);
 	uint32_t sid = cv_string(cv, text);
-	note_label(o, TY_MARKER + (uint32_t)kind, sid);
+	prv_note_label(o, TY_MARKER + (uint32_t)kind, sid);
 	event(o, loc_index(cv, l), t, TY_MARKER + (uint32_t)kind, (uint64_t)sid + 1);
 }
 
@@ -1085,7 +1097,7 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 		m.order = m.time = p->mpi_enter;
 		add_half(o, &o->sends, &o->nsends, &o->sends_cap, m);
 		if (kind == LT_MPI_ISEND) {
-			struct pending *e = pmap_slot(&o->isends, key, 1);
+			struct pending *e = prv_pmap_slot(&o->isends, key, 1);
 			if (e)
 				e->time = o->nsends; /* its index + 1 */
 		}
@@ -1093,13 +1105,13 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 	case LT_MPI_CANCELLED: {
 		/* A cancelled send sent nothing: out of its channel (a receive was never
 		 * posted, or was cancelled: its half was never added). */
-		struct pending *e = pmap_slot(&o->isends, key, 0);
+		struct pending *e = prv_pmap_slot(&o->isends, key, 0);
 		if (e && e->time && e->time <= o->nsends)
 			o->sends[e->time - 1].comm = UINT64_MAX;
 		break;
 	}
 	case LT_MPI_IRECV_POSTED: {
-		struct pending *e = pmap_slot(&o->irecvs, key, 1);
+		struct pending *e = prv_pmap_slot(&o->irecvs, key, 1);
 		if (e)
 			e->time = t;
 		break;
@@ -1109,7 +1121,7 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 		if (other == LT_MPI_NO_RANK)
 			break;
 		struct pending *e =
-		    kind == LT_MPI_IRECV_DONE ? pmap_slot(&o->irecvs, key, 0) : NULL;
+		    kind == LT_MPI_IRECV_DONE ? prv_pmap_slot(&o->irecvs, key, 0) : NULL;
 		m.from = other;
 		m.to = (uint32_t)self;
 		m.order = e ? e->time : p->mpi_enter;
@@ -1171,27 +1183,14 @@ static void write_communicators(const struct cv *cv, FILE *f, const struct numbe
 	free(task_of);
 }
 
-static int finish(struct cv *cv)
+/* NAME.prv (header and the records of the sorted runs of src), .pcf and .row; -1 with
+ * o->error set on a failure. */
+int prv_write_outputs(struct cv *cv, struct out *o, const struct prv_source *src, size_t nsrc)
 {
-	struct out *o = cv->out;
-	prv_match_messages(o);
-	prv_close_states(cv);
-	/* The run ends, before the last run is spilled. */
-	uint64_t *run_end = NULL;
-	prv_spill(o);
-	if (fflush(o->scratch) != 0)
-		prv_fail(o, "writing the scratch file", errno);
 	struct numbering n = {0};
+	if (prv_number_objects(cv, &n))
+		prv_fail(o, "out of memory", ENOMEM);
 	if (!o->error[0]) {
-		run_end = malloc((o->nruns ? o->nruns : 1) * sizeof(*run_end));
-		if (!run_end || prv_number_objects(cv, &n))
-			prv_fail(o, "out of memory", ENOMEM);
-	}
-	if (!o->error[0]) {
-		/* Each spill appended RUN_RECORDS records but the last. */
-		for (size_t i = 0; i < o->nruns; i++)
-			run_end[i] =
-			    i + 1 < o->nruns ? (uint64_t)(i + 1) * RUN_RECORDS : o->records;
 		FILE *f = prv_open_output(o, ".prv");
 		if (f) {
 			uint64_t t0 = cv->stats.first_ns, end = prv_end(cv) - t0;
@@ -1217,7 +1216,7 @@ static int finish(struct cv *cv)
 			else
 				fputc('\n', f);
 			struct writer w = {.f = f, .cv = cv, .n = &n, .t0 = t0};
-			prv_write_body(o, &w, run_end);
+			prv_write_sources(o, &w, src, nsrc);
 			prv_close_output(o, f, ".prv");
 		}
 		if ((f = prv_open_output(o, ".pcf"))) {
@@ -1229,16 +1228,52 @@ static int finish(struct cv *cv)
 			prv_close_output(o, f, ".row");
 		}
 	}
-	free(run_end);
 	prv_free_numbering(&n);
+	return o->error[0] ? -1 : 0;
+}
+
+/* Where each sorted run of o's scratch file ends (a copy); NULL when memory ran out. */
+uint64_t *prv_run_ends(const struct out *o)
+{
+	uint64_t *run_end = malloc((o->nruns ? o->nruns : 1) * sizeof(*run_end));
+	if (run_end && o->nruns)
+		memcpy(run_end, o->ends, o->nruns * sizeof(*run_end));
+	return run_end;
+}
+
+/* Removes what was written of the outputs: no half-written trace is left behind. */
+void prv_remove_outputs(const struct out *o)
+{
+	static const char *const exts[] = {".prv", ".pcf", ".row"};
+	for (int i = 0; i < 3; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s%s", o->name, exts[i]);
+		unlink(path);
+	}
+}
+
+static int finish(struct cv *cv)
+{
+	struct out *o = cv->out;
+	if (cv->par)
+		return prv_finish_parallel(cv);
+	prv_match_messages(o);
+	prv_close_states(cv);
+	/* The run ends, before the last run is spilled. */
+	prv_spill(o);
+	if (fflush(o->scratch) != 0)
+		prv_fail(o, "writing the scratch file", errno);
+	uint64_t *run_end = o->error[0] ? NULL : prv_run_ends(o);
+	if (!o->error[0] && !run_end)
+		prv_fail(o, "out of memory", ENOMEM);
+	if (!o->error[0]) {
+		struct prv_source src = {fileno(o->scratch), o->nruns, run_end};
+		prv_write_outputs(cv, o, &src, 1);
+	}
+	free(run_end);
 	cv->stats.events = o->records; /* Paraver records, before events of one time join */
-	if (o->error[0]) {	       /* no half-written trace is left behind */
-		static const char *const exts[] = {".prv", ".pcf", ".row"};
-		for (int i = 0; i < 3; i++) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s%s", o->name, exts[i]);
-			unlink(path);
-		}
+	if (o->error[0]) {
+		prv_remove_outputs(o);
 		return -1;
 	}
 	return 0;
@@ -1252,7 +1287,10 @@ static int prv_open(struct cv *cv, const char *name, char *err, size_t errlen)
 	int fd = -1;
 	if (o && (o->name = strdup(name)) && (o->run = malloc(RUN_RECORDS * sizeof(*o->run))) &&
 	    (fd = mkstemp(path)) >= 0 && (o->scratch = fdopen(fd, "w+"))) {
-		unlink(path); /* gone with the process, whatever happens */
+		/* Gone with the process, whatever happens; a parallel conversion's rank 0 reads
+		 * the others' by name first. */
+		if (!cv->par || !(o->scratch_path = strdup(path)))
+			unlink(path);
 		cv->out = o;
 		return 0;
 	}
@@ -1285,6 +1323,7 @@ static void prv_free(struct cv *cv)
 		free(o->locs[i].stack);
 	free(o->locs);
 	free(o->run);
+	free(o->ends);
 	free(o->regions);
 	free(o->host_cpus);
 	free(o->first_thread);
@@ -1300,6 +1339,9 @@ static void prv_free(struct cv *cv)
 	free(o->papi_types);
 	if (o->scratch)
 		fclose(o->scratch);
+	if (o->scratch_path)
+		unlink(o->scratch_path);
+	free(o->scratch_path);
 	free(o->name);
 	free(o);
 	cv->out = NULL;
@@ -1343,6 +1385,7 @@ const struct cv_backend cv_prv_backend = {
     .written = ".prv (.pcf, .row)",
     .what = "Paraver trace",
     .needs = CV_NEEDS_SOURCE_LINES,
+    .parallel = 1,
     .ops = &prv_ops,
     .open = prv_open,
     .error = prv_error,

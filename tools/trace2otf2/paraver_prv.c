@@ -34,7 +34,17 @@ void prv_spill(struct out *o)
 	if (fwrite(o->run, sizeof(*o->run), o->nrun, o->scratch) != o->nrun)
 		prv_fail(o, "writing the scratch file", errno ? errno : ENOSPC);
 	o->records += o->nrun;
-	o->nruns++;
+	if (o->nruns == o->ends_cap) {
+		size_t cap = o->ends_cap ? 2 * o->ends_cap : 16;
+		uint64_t *a = realloc(o->ends, cap * sizeof(*a));
+		if (!a) {
+			prv_fail(o, "out of memory", ENOMEM);
+			return;
+		}
+		o->ends = a;
+		o->ends_cap = cap;
+	}
+	o->ends[o->nruns++] = o->records;
 	o->nrun = 0;
 }
 
@@ -90,9 +100,10 @@ void prv_put_comm(struct out *o, uint32_t from, uint64_t sent, uint32_t to, uint
 			  to < o->nlocs ? o->locs[to].cpu : 0, posted, received, size, tag);
 }
 
-/* One sorted run of the scratch file being merged. */
+/* One sorted run of a scratch file being merged. */
 struct cursor {
-	uint64_t next, end; /* record indices in the scratch file */
+	int fd;		    /* the scratch file */
+	uint64_t next, end; /* record indices in it */
 	struct rec *buf;
 	size_t n, at;
 };
@@ -103,8 +114,8 @@ static int cursor_fill(struct out *o, struct cursor *c, size_t cap)
 	c->n = c->end - c->next < cap ? (size_t)(c->end - c->next) : cap;
 	if (!c->n)
 		return 0;
-	ssize_t got = pread(fileno(o->scratch), c->buf, c->n * sizeof(struct rec),
-			    (off_t)(c->next * sizeof(struct rec)));
+	ssize_t got =
+	    pread(c->fd, c->buf, c->n * sizeof(struct rec), (off_t)(c->next * sizeof(struct rec)));
 	if (got != (ssize_t)(c->n * sizeof(struct rec))) {
 		prv_fail(o, "reading the scratch file", got < 0 ? errno : EIO);
 		c->n = 0;
@@ -235,7 +246,15 @@ static void heap_down(struct cursor **h, size_t n, size_t i)
 /* Merges the sorted runs of the scratch file into the body of the .prv. */
 int prv_write_body(struct out *o, struct writer *w, const uint64_t *run_end)
 {
-	size_t k = o->nruns;
+	struct prv_source src = {fileno(o->scratch), o->nruns, run_end};
+	return prv_write_sources(o, w, &src, 1);
+}
+
+int prv_write_sources(struct out *o, struct writer *w, const struct prv_source *src, size_t nsrc)
+{
+	size_t k = 0;
+	for (size_t s = 0; s < nsrc; s++)
+		k += src[s].nruns;
 	if (!k)
 		return 0;
 	size_t cap = (64u << 20) / sizeof(struct rec) / k;
@@ -244,9 +263,13 @@ int prv_write_body(struct out *o, struct writer *w, const uint64_t *run_end)
 	struct cursor **h = calloc(k, sizeof(*h));
 	int rc = c && h ? 0 : -1;
 	size_t nh = 0;
+	for (size_t s = 0, i = 0; rc == 0 && s < nsrc; s++)
+		for (size_t j = 0; j < src[s].nruns; j++, i++) {
+			c[i].fd = src[s].fd;
+			c[i].next = j ? src[s].run_end[j - 1] : 0;
+			c[i].end = src[s].run_end[j];
+		}
 	for (size_t i = 0; rc == 0 && i < k; i++) {
-		c[i].next = i ? run_end[i - 1] : 0;
-		c[i].end = run_end[i];
 		if (!(c[i].buf = malloc(cap * sizeof(struct rec))) || cursor_fill(o, &c[i], cap))
 			rc = -1;
 		else if (c[i].n)
