@@ -3,7 +3,8 @@
 # A parallel conversion (trace2otf2 -j N; mpirun -np N trace2otf2 with Open MPI and MPICH): one
 # trace of many kinds of processes (4 MPI ranks of mpi_patterns, omp_bots built by gcc with
 # stack samples and by clang with call paths, callsites, the processes procs forks and
-# execs, mark_then's markers, and one killed mid-run) converted serially, with -j 2, 3 and
+# execs, mark_then's markers, one killed mid-run, a CUDA program's GPU streams written from
+# format.h on another host) converted serially, with -j 2, 3 and
 # 5, by 2 and 3 Open MPI ranks and by 2 MPICH ranks.  Each archive passes otf2-print -Werror; its global
 # definitions are the serial archive's, line for line (otf2-print -G); its marker file too,
 # byte for byte; trace-report reads the same profile from it; every location holds the same
@@ -54,8 +55,15 @@ gcc -O1 -g -I"$SRC/include" "$P/mark_then.c" -o "$WORK/mark_then" -L"$BUILD" \
 	-ltrace-annotate -Wl,-rpath,"$BUILD" || fail "cannot build mark_then"
 traced "$T" "$WORK/mark_then" 20 0 >/dev/null || fail "mark_then failed"
 traced "$T" "$WORK/mark_then" 5 -9 >/dev/null 2>&1
+# A CUDA program under CUPTI, on another host (GPU streams, RMA windows, a leak), written
+# from format.h alone (no GPU here).
+exe=$TESTBIN/count_events
+main_off=$(nm "$exe" 2>/dev/null | awk '$3 == "main" { print $1 }')
+python3 "$SRC/tests/e2e/mk_gpu_trace.py" "$WORK/gpu" "$exe" "${main_off:-0}" cupti ||
+	fail "writing the GPU process"
+cp -r "$WORK/gpu"/* "$T"/ || fail "copying the GPU process"
 n=$(ls "$T" | wc -l)
-[ "$n" -ge $((8 + 4 * mpi)) ] || fail "$n processes in the trace, want $((8 + 4 * mpi)) or more"
+[ "$n" -ge $((9 + 4 * mpi)) ] || fail "$n processes in the trace, want $((9 + 4 * mpi)) or more"
 
 "$CONVERT" -q "$T" -o "$WORK/serial.otf2" || fail "the serial conversion failed: $?"
 otf2-print -G "$WORK/serial.otf2/traces.otf2" >"$WORK/serial.defs"
@@ -66,6 +74,7 @@ otf2-print -G "$WORK/serial.otf2/traces.otf2" >"$WORK/serial.defs"
 grep -Eq 'killed|died|cut' "$WORK/serial.report" || fail "the report shows no killed process"
 grep -q '^CALLING_CONTEXT ' "$WORK/serial.defs" || fail "no calling contexts to compare"
 grep -q '^COMM .*Thread team' "$WORK/serial.defs" || fail "no OpenMP teams to compare"
+grep -q '^RMA_WIN ' "$WORK/serial.defs" || fail "no GPU windows to compare"
 [ $mpi = 0 ] || grep -q '^COMM .*MPI_COMM_WORLD' "$WORK/serial.defs" ||
 	fail "no MPI communicators to compare"
 ways=("-j 2" "-j 3" "-j 5")

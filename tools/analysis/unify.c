@@ -157,6 +157,8 @@ struct img {
 	/* maps to rank 0's (global) ids */
 	uint32_t *smap, *rmap, *mmap, *scmap, *cxmap, *pmap, *refmap, *tmap, *cmap, *gmap, *wmap,
 	    *lmap;
+	uint32_t *refs;		    /* refs_of() */
+	uint32_t at_group, at_leak; /* cursors: the owner's next GPU context, leak */
 };
 
 static void pack_members(struct pk *k, const uint32_t *m, uint32_t n)
@@ -363,6 +365,7 @@ static void img_free(struct img *m)
 	free(m->gmap);
 	free(m->wmap);
 	free(m->lmap);
+	free(m->refs);
 }
 
 /*
@@ -407,19 +410,24 @@ static void add_note(struct cv *g, const char *text)
 		g->nnotes++;
 }
 
-/* The comm ref r of image m: 0 team, 1 MPI communicator, 2 GPU window; index in *k. */
-static int ref_kind(const struct img *m, uint32_t r, uint32_t *k)
+/* Each comm ref of image m: kind (0 team, 1 MPI communicator, 2 GPU window) << 30 | its
+ * index, UINT32_MAX for none; NULL when memory ran out. */
+static uint32_t *refs_of(const struct img *m)
 {
+	uint32_t *a = malloc(((size_t)m->ncomm_refs + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	memset(a, 0xff, ((size_t)m->ncomm_refs + 1) * sizeof(*a));
 	for (uint32_t i = 0; i < m->nteams; i++)
-		if (m->teams[i].comm == r)
-			return *k = i, 0;
+		if (m->teams[i].comm < m->ncomm_refs)
+			a[m->teams[i].comm] = i;
 	for (uint32_t i = 0; i < m->ncomms; i++)
-		if (m->comms[i].comm == r)
-			return *k = i, 1;
+		if (m->comms[i].comm < m->ncomm_refs)
+			a[m->comms[i].comm] = 1u << 30 | i;
 	for (uint32_t i = 0; i < m->nwins; i++)
-		if (m->wins[i].comm == r)
-			return *k = i, 2;
-	return -1;
+		if (m->wins[i].comm < m->ncomm_refs)
+			a[m->wins[i].comm] = 2u << 30 | i;
+	return a;
 }
 
 static int grow_one(void **a, uint32_t n, uint32_t *cap, size_t size)
@@ -457,8 +465,10 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 		m->gmap = new_map(m->ngroups);
 		m->wmap = new_map(m->nwins);
 		m->lmap = new_map(m->nlocs);
-		if (!m->smap || !m->rmap || !m->mmap || !m->scmap || !m->cxmap || !m->pmap ||
-		    !m->refmap || !m->tmap || !m->cmap || !m->gmap || !m->wmap || !m->lmap) {
+		m->refs = refs_of(m);
+		if (!m->refs || !m->smap || !m->rmap || !m->mmap || !m->scmap || !m->cxmap ||
+		    !m->pmap || !m->refmap || !m->tmap || !m->cmap || !m->gmap || !m->wmap ||
+		    !m->lmap) {
 			free(order);
 			return -1;
 		}
@@ -537,9 +547,11 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 	for (uint32_t p = 0; p < np; p++) {
 		slot_order(im, n, np, p + 1, order);
 		struct img *m = &im[order[0]];
-		for (uint32_t i = 0; i < m->ngroups; i++) {
-			if (m->groups[i].process != p)
-				continue;
+		/* a rank's contexts (and leaks) come process after process */
+		while (m->at_group < m->ngroups && m->groups[m->at_group].process < p)
+			m->at_group++;
+		for (uint32_t i = m->at_group; i < m->ngroups && m->groups[i].process == p;
+		     i = ++m->at_group) {
 			if (grow_one((void **)&g->gpu_groups, g->ngpu_groups, &g->gpu_groups_cap,
 				     sizeof(*g->gpu_groups)))
 				goto oom;
@@ -573,8 +585,9 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 			struct img *m = &im[order[k]];
 			for (uint32_t ref = SLOT_FROM(m, s, comm_refs);
 			     ref < SLOT_TO(m, s, comm_refs, m->ncomm_refs); ref++) {
-				uint32_t x;
-				int kind = ref_kind(m, ref, &x);
+				uint32_t x = m->refs[ref] & ((1u << 30) - 1);
+				int kind =
+				    m->refs[ref] == UINT32_MAX ? -1 : (int)(m->refs[ref] >> 30);
 				if (kind == 0) {
 					const struct cv_team *t = &m->teams[x];
 					if (grow_one((void **)&g->teams, g->nteams, &g->teams_cap,
@@ -659,10 +672,11 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 	for (uint32_t p = 0; p < np; p++) {
 		slot_order(im, n, np, p + 1, order);
 		struct img *m = &im[order[0]];
-		for (uint32_t i = 0; i < m->nleaks; i++) {
+		while (m->at_leak < m->nleaks && m->leaks[m->at_leak].process < p)
+			m->at_leak++;
+		for (uint32_t i = m->at_leak; i < m->nleaks && m->leaks[i].process == p;
+		     i = ++m->at_leak) {
 			struct cv_leak lk = m->leaks[i];
-			if (lk.process != p)
-				continue;
 			lk.label = STR(m, lk.label);
 			lk.space = STR(m, lk.space);
 			lk.scl = lk.scl && lk.scl - 1 < m->nscls ? m->scmap[lk.scl - 1] + 1 : 0;
@@ -770,9 +784,9 @@ static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics
 		const struct img *m = &im[r];
 		const uint32_t *maps[] = {m->smap, m->rmap,   m->mmap, m->scmap, m->cxmap,
 					  m->pmap, m->refmap, m->wmap, m->lmap,	 m->cmap};
-		const uint32_t lens[] = {m->nstrings,	m->nregions, m->nmetrics, m->nscls,
-					 m->nctxs,	m->npapis,   m->ncomm_refs, m->nwins,
-					 m->nlocs,	m->ncomms};
+		const uint32_t lens[] = {m->nstrings, m->nregions, m->nmetrics,	  m->nscls,
+					 m->nctxs,    m->npapis,   m->ncomm_refs, m->nwins,
+					 m->nlocs,    m->ncomms};
 		for (int i = 0; i < MAPS; i++) {
 			put32(k, lens[i]);
 			if (maps[i])
@@ -787,12 +801,10 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 	*failed = (int)get32(&u);
 	struct cv_maps *mp = &cv->maps;
 	mp->global_nmetrics = get32(&u);
-	uint32_t **maps[] = {&mp->strings, &mp->regions, &mp->metrics, &mp->scls,
-			     &mp->ctxs,	   &mp->papis,	 &mp->comm_refs, &mp->wins,
-			     &mp->locs,	   &mp->comms};
-	uint32_t *lens[] = {&mp->nstrings, &mp->nregions, &mp->nmetrics, &mp->nscls,
-			    &mp->nctxs,	   &mp->npapis,	  &mp->ncomm_refs, &mp->nwins,
-			    &mp->nlocs,	   &mp->ncomms};
+	uint32_t **maps[] = {&mp->strings, &mp->regions,   &mp->metrics, &mp->scls, &mp->ctxs,
+			     &mp->papis,   &mp->comm_refs, &mp->wins,	 &mp->locs, &mp->comms};
+	uint32_t *lens[] = {&mp->nstrings, &mp->nregions,   &mp->nmetrics, &mp->nscls, &mp->nctxs,
+			    &mp->npapis,   &mp->ncomm_refs, &mp->nwins,	   &mp->nlocs, &mp->ncomms};
 	for (int r = 0; r < n && !u.bad; r++)
 		for (int i = 0; i < MAPS && !u.bad; i++) {
 			uint32_t k = get32(&u);
