@@ -382,6 +382,29 @@ struct cv_maps {
 	uint32_t global_nmetrics; /* the archive's metrics (its PAPI classes follow them) */
 };
 
+/* A buffer packed for another rank; oom: memory ran out (the buffer is unusable). */
+struct cv_pack {
+	unsigned char *b;
+	size_t n, cap;
+	int oom;
+};
+void cv_put(struct cv_pack *k, const void *p, size_t n);
+void cv_put32(struct cv_pack *k, uint32_t v);
+void cv_put64(struct cv_pack *k, uint64_t v);
+void cv_put_str(struct cv_pack *k, const char *s); /* NULL too */
+
+/* A buffer being read; bad: it ended early or held nonsense (the getters then give 0,
+ * NULL). */
+struct cv_unpack {
+	const unsigned char *b;
+	size_t n, at;
+	int bad;
+};
+const void *cv_get(struct cv_unpack *u, size_t n);
+uint32_t cv_get32(struct cv_unpack *u);
+uint64_t cv_get64(struct cv_unpack *u);
+const char *cv_get_str(struct cv_unpack *u); /* NULL for a NULL put */
+
 /* The calling context (id + 1) of region `reg` at line scl (id + 1; 0: none) called from
  * context parent (id + 1; 0: none), defined on first use; 0 when out of memory. */
 uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent);

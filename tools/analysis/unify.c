@@ -21,99 +21,8 @@
 
 #include "internal.h"
 
-/* A buffer being packed; oom: memory ran out (the buffer is unusable). */
-struct pk {
-	unsigned char *b;
-	size_t n, cap;
-	int oom;
-};
-
-static void put(struct pk *k, const void *p, size_t n)
-{
-	if (k->oom || !n)
-		return;
-	if (k->n + n > k->cap) {
-		size_t cap = k->cap ? k->cap : 65536;
-		while (cap < k->n + n)
-			cap *= 2;
-		unsigned char *b = realloc(k->b, cap);
-		if (!b) {
-			k->oom = 1;
-			return;
-		}
-		k->b = b;
-		k->cap = cap;
-	}
-	memcpy(k->b + k->n, p, n);
-	k->n += n;
-}
-
-static void put32(struct pk *k, uint32_t v)
-{
-	put(k, &v, sizeof(v));
-}
-
-static void put64(struct pk *k, uint64_t v)
-{
-	put(k, &v, sizeof(v));
-}
-
-static void put_str(struct pk *k, const char *s)
-{
-	uint32_t n = s ? (uint32_t)strlen(s) + 1 : 0;
-	put32(k, n);
-	put(k, s, n);
-}
-
-/* A buffer being read; bad: it ended early or held nonsense. */
-struct up {
-	const unsigned char *b;
-	size_t n, at;
-	int bad;
-};
-
-static const void *get(struct up *u, size_t n)
-{
-	if (u->bad || u->n - u->at < n) {
-		u->bad = 1;
-		return NULL;
-	}
-	const void *p = u->b + u->at;
-	u->at += n;
-	return p;
-}
-
-static uint32_t get32(struct up *u)
-{
-	uint32_t v = 0;
-	const void *p = get(u, sizeof(v));
-	if (p)
-		memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t get64(struct up *u)
-{
-	uint64_t v = 0;
-	const void *p = get(u, sizeof(v));
-	if (p)
-		memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static const char *get_str(struct up *u)
-{
-	uint32_t n = get32(u);
-	const char *s = get(u, n);
-	if (!s || !n || s[n - 1]) {
-		u->bad = u->bad || n;
-		return NULL;
-	}
-	return s;
-}
-
 /* n elements of `size` bytes, copied (aligned) into a new array; NULL when n is 0. */
-static void *get_array(struct up *u, uint32_t n, size_t size)
+static void *get_array(struct cv_unpack *u, uint32_t n, size_t size)
 {
 	if (!n || u->bad)
 		return NULL;
@@ -122,7 +31,7 @@ static void *get_array(struct up *u, uint32_t n, size_t size)
 		return NULL;
 	}
 	void *a = malloc((size_t)n * size);
-	const void *p = get(u, (size_t)n * size);
+	const void *p = cv_get(u, (size_t)n * size);
 	if (!a || !p) {
 		free(a);
 		u->bad = 1;
@@ -161,161 +70,161 @@ struct img {
 	uint32_t at_group, at_leak; /* cursors: the owner's next GPU context, leak */
 };
 
-static void pack_members(struct pk *k, const uint32_t *m, uint32_t n)
+static void pack_members(struct cv_pack *k, const uint32_t *m, uint32_t n)
 {
-	put32(k, n);
-	put(k, m, (size_t)n * sizeof(*m));
+	cv_put32(k, n);
+	cv_put(k, m, (size_t)n * sizeof(*m));
 }
 
-static void pack(const struct cv *cv, int failed, struct pk *k)
+static void pack(const struct cv *cv, int failed, struct cv_pack *k)
 {
-	put32(k, (uint32_t)failed);
-	put32(k, (uint32_t)cv->nprocs);
-	put(k, cv->marks, (cv->nprocs + 1) * sizeof(*cv->marks));
-	put32(k, cv->nstrings);
+	cv_put32(k, (uint32_t)failed);
+	cv_put32(k, (uint32_t)cv->nprocs);
+	cv_put(k, cv->marks, (cv->nprocs + 1) * sizeof(*cv->marks));
+	cv_put32(k, cv->nstrings);
 	for (uint32_t i = 0; i < cv->nstrings; i++)
-		put_str(k, cv->strings[i]);
-	put32(k, cv->nregions);
-	put(k, cv->regions, cv->nregions * sizeof(*cv->regions));
+		cv_put_str(k, cv->strings[i]);
+	cv_put32(k, cv->nregions);
+	cv_put(k, cv->regions, cv->nregions * sizeof(*cv->regions));
 	for (uint32_t i = 0; i < cv->nregions; i++)
-		put_str(k, cv->region_keys ? cv->region_keys[i] : NULL);
-	put32(k, cv->nmetrics);
-	put(k, cv->metrics, cv->nmetrics * sizeof(*cv->metrics));
-	put32(k, cv->nscls);
-	put(k, cv->scls, cv->nscls * sizeof(*cv->scls));
-	put32(k, cv->nctxs);
-	put(k, cv->ctxs, cv->nctxs * sizeof(*cv->ctxs));
-	put32(k, cv->npapis);
-	put(k, cv->papis, cv->npapis * sizeof(*cv->papis));
-	put32(k, cv->nteams);
+		cv_put_str(k, cv->region_keys ? cv->region_keys[i] : NULL);
+	cv_put32(k, cv->nmetrics);
+	cv_put(k, cv->metrics, cv->nmetrics * sizeof(*cv->metrics));
+	cv_put32(k, cv->nscls);
+	cv_put(k, cv->scls, cv->nscls * sizeof(*cv->scls));
+	cv_put32(k, cv->nctxs);
+	cv_put(k, cv->ctxs, cv->nctxs * sizeof(*cv->ctxs));
+	cv_put32(k, cv->npapis);
+	cv_put(k, cv->papis, cv->npapis * sizeof(*cv->papis));
+	cv_put32(k, cv->nteams);
 	for (uint32_t i = 0; i < cv->nteams; i++) {
 		const struct cv_team *t = &cv->teams[i];
-		put32(k, t->process);
-		put32(k, t->forker);
-		put32(k, t->size);
-		put32(k, t->comm);
+		cv_put32(k, t->process);
+		cv_put32(k, t->forker);
+		cv_put32(k, t->size);
+		cv_put32(k, t->comm);
 		pack_members(k, t->members, t->nmembers);
 	}
-	put32(k, cv->ncomms);
+	cv_put32(k, cv->ncomms);
 	for (uint32_t i = 0; i < cv->ncomms; i++) {
 		const struct cv_comm *c = &cv->comms[i];
-		put64(k, c->id);
-		put32(k, c->size);
-		put32(k, c->comm);
+		cv_put64(k, c->id);
+		cv_put32(k, c->size);
+		cv_put32(k, c->comm);
 		pack_members(k, c->ranks, c->ranks ? c->size : 0);
 	}
-	put32(k, cv->ngpu_groups);
-	put(k, cv->gpu_groups, cv->ngpu_groups * sizeof(*cv->gpu_groups));
-	put32(k, cv->ngpu_wins);
+	cv_put32(k, cv->ngpu_groups);
+	cv_put(k, cv->gpu_groups, cv->ngpu_groups * sizeof(*cv->gpu_groups));
+	cv_put32(k, cv->ngpu_wins);
 	for (uint32_t i = 0; i < cv->ngpu_wins; i++) {
 		const struct cv_gpu_win *w = &cv->gpu_wins[i];
-		put32(k, w->process);
-		put32(k, w->name);
-		put32(k, w->comm);
+		cv_put32(k, w->process);
+		cv_put32(k, w->name);
+		cv_put32(k, w->comm);
 		pack_members(k, w->members, w->nmembers);
 	}
 	for (size_t p = 0; p < cv->nprocs; p++) {
-		put64(k, cv->procs[p].first_loc);
-		put64(k, cv->procs[p].nlocs);
+		cv_put64(k, cv->procs[p].first_loc);
+		cv_put64(k, cv->procs[p].nlocs);
 	}
-	put32(k, (uint32_t)cv->nlocs);
-	put(k, cv->locs, cv->nlocs * sizeof(*cv->locs));
-	put32(k, (uint32_t)cv->nleaks);
-	put(k, cv->leaks, cv->nleaks * sizeof(*cv->leaks));
-	put32(k, (uint32_t)cv->nnotes);
+	cv_put32(k, (uint32_t)cv->nlocs);
+	cv_put(k, cv->locs, cv->nlocs * sizeof(*cv->locs));
+	cv_put32(k, (uint32_t)cv->nleaks);
+	cv_put(k, cv->leaks, cv->nleaks * sizeof(*cv->leaks));
+	cv_put32(k, (uint32_t)cv->nnotes);
 	for (size_t i = 0; i < cv->nnotes; i++)
-		put_str(k, cv->notes[i]);
-	put(k, &cv->stats, sizeof(cv->stats));
-	put64(k, cv->sample_period);
-	put64(k, cv->mpi_aligned);
-	put32(k, cv->ncomm_refs);
+		cv_put_str(k, cv->notes[i]);
+	cv_put(k, &cv->stats, sizeof(cv->stats));
+	cv_put64(k, cv->sample_period);
+	cv_put64(k, cv->mpi_aligned);
+	cv_put32(k, cv->ncomm_refs);
 }
 
-static uint32_t *get_members(struct up *u)
+static uint32_t *get_members(struct cv_unpack *u)
 {
-	uint32_t n = get32(u);
+	uint32_t n = cv_get32(u);
 	return get_array(u, n, sizeof(uint32_t));
 }
 
-static void unpack(struct up *u, struct img *m)
+static void unpack(struct cv_unpack *u, struct img *m)
 {
-	m->failed = (int)get32(u);
-	m->nprocs = get32(u);
+	m->failed = (int)cv_get32(u);
+	m->nprocs = cv_get32(u);
 	if (m->nprocs > (1u << 26))
 		u->bad = 1;
 	m->marks = get_array(u, m->nprocs + 1, sizeof(*m->marks));
-	m->nstrings = get32(u);
+	m->nstrings = cv_get32(u);
 	m->strings = calloc(m->nstrings + 1, sizeof(*m->strings));
 	for (uint32_t i = 0; m->strings && i < m->nstrings && !u->bad; i++)
-		m->strings[i] = get_str(u);
-	m->nregions = get32(u);
+		m->strings[i] = cv_get_str(u);
+	m->nregions = cv_get32(u);
 	m->regions = get_array(u, m->nregions, sizeof(*m->regions));
 	m->keys = calloc(m->nregions + 1, sizeof(*m->keys));
 	for (uint32_t i = 0; m->keys && i < m->nregions && !u->bad; i++)
-		m->keys[i] = get_str(u);
-	m->nmetrics = get32(u);
+		m->keys[i] = cv_get_str(u);
+	m->nmetrics = cv_get32(u);
 	m->metrics = get_array(u, m->nmetrics, sizeof(*m->metrics));
-	m->nscls = get32(u);
+	m->nscls = cv_get32(u);
 	m->scls = get_array(u, m->nscls, sizeof(*m->scls));
-	m->nctxs = get32(u);
+	m->nctxs = cv_get32(u);
 	m->ctxs = get_array(u, m->nctxs, sizeof(*m->ctxs));
-	m->npapis = get32(u);
+	m->npapis = cv_get32(u);
 	m->papis = get_array(u, m->npapis, sizeof(*m->papis));
-	m->nteams = get32(u);
+	m->nteams = cv_get32(u);
 	m->teams = calloc(m->nteams + 1, sizeof(*m->teams));
 	for (uint32_t i = 0; m->teams && i < m->nteams && !u->bad; i++) {
 		struct cv_team *t = &m->teams[i];
-		t->process = get32(u);
-		t->forker = get32(u);
-		t->size = get32(u);
-		t->comm = get32(u);
+		t->process = cv_get32(u);
+		t->forker = cv_get32(u);
+		t->size = cv_get32(u);
+		t->comm = cv_get32(u);
 		t->nmembers = t->cap = 0;
-		uint32_t n = get32(u);
+		uint32_t n = cv_get32(u);
 		t->members = get_array(u, n, sizeof(uint32_t));
 		t->nmembers = t->members ? n : 0;
 	}
-	m->ncomms = get32(u);
+	m->ncomms = cv_get32(u);
 	m->comms = calloc(m->ncomms + 1, sizeof(*m->comms));
 	for (uint32_t i = 0; m->comms && i < m->ncomms && !u->bad; i++) {
 		struct cv_comm *c = &m->comms[i];
-		c->id = get64(u);
-		c->size = get32(u);
-		c->comm = get32(u);
+		c->id = cv_get64(u);
+		c->size = cv_get32(u);
+		c->comm = cv_get32(u);
 		c->ranks = get_members(u);
 	}
-	m->ngroups = get32(u);
+	m->ngroups = cv_get32(u);
 	m->groups = get_array(u, m->ngroups, sizeof(*m->groups));
-	m->nwins = get32(u);
+	m->nwins = cv_get32(u);
 	m->wins = calloc(m->nwins + 1, sizeof(*m->wins));
 	for (uint32_t i = 0; m->wins && i < m->nwins && !u->bad; i++) {
 		struct cv_gpu_win *w = &m->wins[i];
-		w->process = get32(u);
-		w->name = get32(u);
-		w->comm = get32(u);
-		uint32_t n = get32(u);
+		w->process = cv_get32(u);
+		w->name = cv_get32(u);
+		w->comm = cv_get32(u);
+		uint32_t n = cv_get32(u);
 		w->members = get_array(u, n, sizeof(uint32_t));
 		w->nmembers = w->members ? n : 0;
 	}
 	m->first_loc = calloc(m->nprocs + 1, sizeof(*m->first_loc));
 	m->nlocs_of = calloc(m->nprocs + 1, sizeof(*m->nlocs_of));
 	for (uint32_t p = 0; m->first_loc && m->nlocs_of && p < m->nprocs; p++) {
-		m->first_loc[p] = get64(u);
-		m->nlocs_of[p] = get64(u);
+		m->first_loc[p] = cv_get64(u);
+		m->nlocs_of[p] = cv_get64(u);
 	}
-	m->nlocs = get32(u);
+	m->nlocs = cv_get32(u);
 	m->locs = get_array(u, m->nlocs, sizeof(*m->locs));
-	m->nleaks = get32(u);
+	m->nleaks = cv_get32(u);
 	m->leaks = get_array(u, m->nleaks, sizeof(*m->leaks));
-	m->nnotes = get32(u);
+	m->nnotes = cv_get32(u);
 	m->notes = calloc(m->nnotes + 1, sizeof(*m->notes));
 	for (uint32_t i = 0; m->notes && i < m->nnotes && !u->bad; i++)
-		m->notes[i] = get_str(u);
-	const void *st = get(u, sizeof(m->stats));
+		m->notes[i] = cv_get_str(u);
+	const void *st = cv_get(u, sizeof(m->stats));
 	if (st)
 		memcpy(&m->stats, st, sizeof(m->stats));
-	m->sample_period = get64(u);
-	m->mpi_aligned = get64(u);
-	m->ncomm_refs = get32(u);
+	m->sample_period = cv_get64(u);
+	m->mpi_aligned = cv_get64(u);
+	m->ncomm_refs = cv_get32(u);
 	if (!m->strings || !m->keys || !m->teams || !m->comms || !m->wins || !m->first_loc ||
 	    !m->nlocs_of || !m->notes)
 		u->bad = 1;
@@ -776,10 +685,10 @@ static int copy_procs(struct cv *g, const struct cv *cv, const struct img *self)
 
 /* Rank 0: every rank's maps, one after the other (struct cv_maps: MAPS of them). */
 #define MAPS 10
-static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics, struct pk *k)
+static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics, struct cv_pack *k)
 {
-	put32(k, (uint32_t)failed);
-	put32(k, nmetrics);
+	cv_put32(k, (uint32_t)failed);
+	cv_put32(k, nmetrics);
 	for (int r = 0; r < n; r++) {
 		const struct img *m = &im[r];
 		const uint32_t *maps[] = {m->smap, m->rmap,   m->mmap, m->scmap, m->cxmap,
@@ -788,28 +697,28 @@ static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics
 					 m->nctxs,    m->npapis,   m->ncomm_refs, m->nwins,
 					 m->nlocs,    m->ncomms};
 		for (int i = 0; i < MAPS; i++) {
-			put32(k, lens[i]);
+			cv_put32(k, lens[i]);
 			if (maps[i])
-				put(k, maps[i], lens[i] * sizeof(uint32_t));
+				cv_put(k, maps[i], lens[i] * sizeof(uint32_t));
 		}
 	}
 }
 
 static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *failed)
 {
-	struct up u = {buf, len, 0, 0};
-	*failed = (int)get32(&u);
+	struct cv_unpack u = {buf, len, 0, 0};
+	*failed = (int)cv_get32(&u);
 	struct cv_maps *mp = &cv->maps;
-	mp->global_nmetrics = get32(&u);
+	mp->global_nmetrics = cv_get32(&u);
 	uint32_t **maps[] = {&mp->strings, &mp->regions,   &mp->metrics, &mp->scls, &mp->ctxs,
 			     &mp->papis,   &mp->comm_refs, &mp->wins,	 &mp->locs, &mp->comms};
 	uint32_t *lens[] = {&mp->nstrings, &mp->nregions,   &mp->nmetrics, &mp->nscls, &mp->nctxs,
 			    &mp->npapis,   &mp->ncomm_refs, &mp->nwins,	   &mp->nlocs, &mp->ncomms};
 	for (int r = 0; r < n && !u.bad; r++)
 		for (int i = 0; i < MAPS && !u.bad; i++) {
-			uint32_t k = get32(&u);
+			uint32_t k = cv_get32(&u);
 			if (r != cv->par->rank) {
-				get(&u, (size_t)k * sizeof(uint32_t));
+				cv_get(&u, (size_t)k * sizeof(uint32_t));
 				continue;
 			}
 			*maps[i] = get_array(&u, k, sizeof(uint32_t));
@@ -823,13 +732,13 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 int cv_unify(struct cv *cv, int failed)
 {
 	struct cv_par *par = cv->par;
-	struct pk k = {0};
+	struct cv_pack k = {0};
 	pack(cv, failed, &k);
 	void **all = NULL;
 	size_t *lens = NULL;
 	int rc = par->gather(par, k.oom ? "" : (const char *)k.b, k.oom ? 0 : k.n, &all, &lens);
 	free(k.b);
-	struct pk maps = {0};
+	struct cv_pack maps = {0};
 	int any_failed = failed || rc != 0;
 	if (par->rank == 0 && rc == 0) {
 		int n = par->size;
@@ -837,7 +746,7 @@ int cv_unify(struct cv *cv, int failed)
 		struct cv *g = calloc(1, sizeof(*g));
 		int bad = !im || !g;
 		for (int r = 0; r < n && !bad; r++) {
-			struct up u = {all[r], lens[r], 0, 0};
+			struct cv_unpack u = {all[r], lens[r], 0, 0};
 			unpack(&u, &im[r]);
 			bad = u.bad || im[r].nprocs != cv->nprocs;
 			any_failed |= im[r].failed;

@@ -230,37 +230,51 @@ static OTF2_CallbackCode c_bcast(void *ud, OTF2_CollectiveContext *c, void *data
 	return OK(rc);
 }
 
-static OTF2_CallbackCode c_gatherv(void *ud, OTF2_CollectiveContext *c, const void *in,
-				   uint32_t nin, void *out, const uint32_t *nout, OTF2_Type type,
-				   uint32_t root)
+/* Gatherv (scatter 0) and scatterv (scatter 1): rank 0's buffer `all` holds counts[r]
+ * elements of each rank r; this rank's `mine`, n. */
+static OTF2_CallbackCode vcoll(struct local *s, void *mine, uint32_t n, void *all,
+			       const uint32_t *counts, OTF2_Type type, uint32_t root, int scatter)
 {
-	(void)c;
-	struct local *s = ud;
 	size_t ts = type_size(type), *off, *len;
 	if (root != 0 || !ts)
 		return OTF2_CALLBACK_ERROR;
 	if (s->m.par.rank != 0)
-		return OK(send_msg(s->fd[0], in, nin * ts));
-	int rc = pieces(s->m.par.size, nout, 0, ts, &off, &len);
+		return OK(scatter ? recv_msg(s->fd[0], NULL, NULL, mine, n * ts)
+				  : send_msg(s->fd[0], mine, n * ts));
+	int rc = pieces(s->m.par.size, counts, 0, ts, &off, &len);
 	if (!rc) {
-		memcpy(out, in, len[0] < nin * ts ? len[0] : nin * ts);
-		rc = star(s, out, off, len, 0);
+		size_t k = len[0] < n * ts ? len[0] : n * ts;
+		memcpy(scatter ? mine : all, scatter ? all : mine, k);
+		rc = star(s, all, off, len, scatter);
 	}
 	free(off);
 	free(len);
 	return OK(rc);
 }
 
+static OTF2_CallbackCode c_gatherv(void *ud, OTF2_CollectiveContext *c, const void *in,
+				   uint32_t nin, void *out, const uint32_t *nout, OTF2_Type type,
+				   uint32_t root)
+{
+	(void)c;
+	return vcoll(ud, (void *)in, nin, out, nout, type, root, 0);
+}
+
+/* n elements for each rank (gather and scatter as their v forms); NULL: no memory. */
+static uint32_t *each(const struct local *s, uint32_t n)
+{
+	uint32_t *counts = calloc((size_t)s->m.par.size, sizeof(*counts));
+	for (int r = 0; counts && r < s->m.par.size; r++)
+		counts[r] = n;
+	return counts;
+}
+
 static OTF2_CallbackCode c_gather(void *ud, OTF2_CollectiveContext *c, const void *in, void *out,
 				  uint32_t n, OTF2_Type type, uint32_t root)
 {
-	struct local *s = ud;
-	uint32_t *counts = calloc((size_t)s->m.par.size, sizeof(*counts));
-	if (!counts)
-		return OTF2_CALLBACK_ERROR;
-	for (int r = 0; r < s->m.par.size; r++)
-		counts[r] = n;
-	OTF2_CallbackCode rc = c_gatherv(ud, c, in, n, out, counts, type, root);
+	uint32_t *counts = each(ud, n);
+	OTF2_CallbackCode rc =
+	    counts ? c_gatherv(ud, c, in, n, out, counts, type, root) : OTF2_CALLBACK_ERROR;
 	free(counts);
 	return rc;
 }
@@ -270,32 +284,15 @@ static OTF2_CallbackCode c_scatterv(void *ud, OTF2_CollectiveContext *c, const v
 				    uint32_t root)
 {
 	(void)c;
-	struct local *s = ud;
-	size_t ts = type_size(type), *off, *len;
-	if (root != 0 || !ts)
-		return OTF2_CALLBACK_ERROR;
-	if (s->m.par.rank != 0)
-		return OK(recv_msg(s->fd[0], NULL, NULL, out, nout * ts));
-	int rc = pieces(s->m.par.size, nin, 0, ts, &off, &len);
-	if (!rc) {
-		memcpy(out, in, len[0] < nout * ts ? len[0] : nout * ts);
-		rc = star(s, (char *)in, off, len, 1);
-	}
-	free(off);
-	free(len);
-	return OK(rc);
+	return vcoll(ud, out, nout, (void *)in, nin, type, root, 1);
 }
 
 static OTF2_CallbackCode c_scatter(void *ud, OTF2_CollectiveContext *c, const void *in, void *out,
 				   uint32_t n, OTF2_Type type, uint32_t root)
 {
-	struct local *s = ud;
-	uint32_t *counts = calloc((size_t)s->m.par.size, sizeof(*counts));
-	if (!counts)
-		return OTF2_CALLBACK_ERROR;
-	for (int r = 0; r < s->m.par.size; r++)
-		counts[r] = n;
-	OTF2_CallbackCode rc = c_scatterv(ud, c, in, counts, out, n, type, root);
+	uint32_t *counts = each(ud, n);
+	OTF2_CallbackCode rc =
+	    counts ? c_scatterv(ud, c, in, counts, out, n, type, root) : OTF2_CALLBACK_ERROR;
 	free(counts);
 	return rc;
 }

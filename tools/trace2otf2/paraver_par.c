@@ -27,65 +27,6 @@
 
 #include "paraver.h"
 
-/* ---- packing (every rank's summary for rank 0) ---- */
-
-struct buf {
-	char *b;
-	size_t n, cap;
-	int oom;
-};
-
-static void put(struct buf *k, const void *p, size_t n)
-{
-	if (k->oom || !n)
-		return;
-	if (k->n + n > k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 4096;
-		while (cap < k->n + n)
-			cap *= 2;
-		char *b = realloc(k->b, cap);
-		if (!b) {
-			k->oom = 1;
-			return;
-		}
-		k->b = b;
-		k->cap = cap;
-	}
-	memcpy(k->b + k->n, p, n);
-	k->n += n;
-}
-
-static void put64(struct buf *k, uint64_t v)
-{
-	put(k, &v, sizeof(v));
-}
-
-struct rd {
-	const char *b;
-	size_t n, at;
-	int bad;
-};
-
-static const void *get(struct rd *u, size_t n)
-{
-	if (u->bad || u->n - u->at < n) {
-		u->bad = 1;
-		return NULL;
-	}
-	const void *p = u->b + u->at;
-	u->at += n;
-	return p;
-}
-
-static uint64_t get64(struct rd *u)
-{
-	uint64_t v = 0;
-	const void *p = get(u, sizeof(v));
-	if (p)
-		memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* ---- step 2: the archive's ids in this rank's records ---- */
 
 #define MAP(m, n, x) ((x) < (n) ? (m)[x] : (x))
@@ -198,80 +139,81 @@ static int remap_scratch(struct cv *cv)
 
 /* ---- step 3: what rank 0 needs ---- */
 
-static void pack(struct cv *cv, struct buf *k)
+static void pack(struct cv *cv, struct cv_pack *k)
 {
 	struct out *o = cv->out;
 	const struct cv_maps *mp = &cv->maps;
-	put64(k, o->error[0] != 0);
+	cv_put64(k, o->error[0] != 0);
 	const char *path = o->scratch_path ? o->scratch_path : "";
-	put64(k, strlen(path) + 1);
-	put(k, path, strlen(path) + 1);
-	put64(k, o->records);
-	put64(k, o->nruns);
+	cv_put64(k, strlen(path) + 1);
+	cv_put(k, path, strlen(path) + 1);
+	cv_put64(k, o->records);
+	cv_put64(k, o->nruns);
 	uint64_t *ends = prv_run_ends(o);
 	if (!ends)
 		k->oom = 1;
 	for (size_t i = 0; ends && i < o->nruns; i++)
-		put64(k, ends[i]);
+		cv_put64(k, ends[i]);
 	free(ends);
-	put64(k, o->nlabels);
+	cv_put64(k, o->nlabels);
 	for (size_t i = 0; i < o->nlabels; i++) {
 		const struct label *l = &o->labels[i];
-		put64(k, l->type);
-		put64(k, MAP(mp->strings, mp->nstrings, l->sid));
-		put64(k, l->process);
+		cv_put64(k, l->type);
+		cv_put64(k, MAP(mp->strings, mp->nstrings, l->sid));
+		cv_put64(k, l->process);
 	}
 	uint64_t kept = 0;
 	for (size_t i = 0; i < o->nlocs && i < cv->nlocs; i++)
 		kept += o->locs[i].kept != 0;
-	put64(k, kept);
+	cv_put64(k, kept);
 	for (size_t i = 0; i < o->nlocs && i < cv->nlocs; i++)
 		if (o->locs[i].kept)
-			put64(k, MAP(mp->locs, mp->nlocs, (uint32_t)i));
-	put64(k, o->nhost_cpus);
+			cv_put64(k, MAP(mp->locs, mp->nlocs, (uint32_t)i));
+	cv_put64(k, o->nhost_cpus);
 	for (uint32_t h = 0; h < o->nhost_cpus; h++)
-		put64(k, o->host_cpus[h]);
-	put64(k,
-	      o->cpu_metric ? (uint64_t)MAP(mp->metrics, mp->nmetrics, o->cpu_metric - 1) + 1 : 0);
-	put64(k, o->max_caller);
-	put64(k, o->samples);
-	put64(k, o->attrs_used);
-	put64(k, (uint64_t)o->mpi_colls);
+		cv_put64(k, o->host_cpus[h]);
+	cv_put64(k, o->cpu_metric ? (uint64_t)MAP(mp->metrics, mp->nmetrics, o->cpu_metric - 1) + 1
+				  : 0);
+	cv_put64(k, o->max_caller);
+	cv_put64(k, o->samples);
+	cv_put64(k, o->attrs_used);
+	cv_put64(k, (uint64_t)o->mpi_colls);
 	for (int half = 0; half < 2; half++) {
 		const struct msg *a = half ? o->recvs : o->sends;
 		size_t n = half ? o->nrecvs : o->nsends;
-		put64(k, n);
+		cv_put64(k, n);
 		for (size_t i = 0; i < n; i++) {
 			struct msg m = a[i];
 			m.loc = MAP(mp->locs, mp->nlocs, m.loc);
-			put(k, &m, sizeof(m));
+			cv_put(k, &m, sizeof(m));
 		}
 	}
 }
 
 /* One rank's summary, read into g (rank 0's view of the whole trace) and src. */
-static int unpack(struct rd *u, struct cv *g, struct out *go, struct out *o, struct label **labels,
-		  size_t *nlabels, size_t *labels_cap, struct prv_source *src, char **path)
+static int unpack(struct cv_unpack *u, struct cv *g, struct out *go, struct out *o,
+		  struct label **labels, size_t *nlabels, size_t *labels_cap,
+		  struct prv_source *src, char **path)
 {
-	int failed = (int)get64(u);
-	uint64_t plen = get64(u);
-	const char *p = get(u, plen);
+	int failed = (int)cv_get64(u);
+	uint64_t plen = cv_get64(u);
+	const char *p = cv_get(u, plen);
 	if (!p || !plen || p[plen - 1])
 		return -1;
 	*path = strdup(p);
-	uint64_t records = get64(u), nruns = get64(u);
+	uint64_t records = cv_get64(u), nruns = cv_get64(u);
 	uint64_t *ends = nruns && nruns < (1u << 30) ? calloc(nruns, sizeof(*ends)) : NULL;
 	for (uint64_t i = 0; ends && i < nruns; i++)
-		ends[i] = get64(u);
+		ends[i] = cv_get64(u);
 	src->nruns = ends ? nruns : 0;
 	src->run_end = ends;
 	g->stats.events += records;
-	uint64_t nl = get64(u);
+	uint64_t nl = cv_get64(u);
 	for (uint64_t i = 0; i < nl && !u->bad; i++) {
 		struct label l;
-		l.type = (uint32_t)get64(u);
-		l.sid = (uint32_t)get64(u);
-		l.process = (uint32_t)get64(u);
+		l.type = (uint32_t)cv_get64(u);
+		l.sid = (uint32_t)cv_get64(u);
+		l.process = (uint32_t)cv_get64(u);
 		if (*nlabels == *labels_cap) {
 			size_t c = *labels_cap ? 2 * *labels_cap : 64;
 			struct label *a = realloc(*labels, c * sizeof(*a));
@@ -282,32 +224,32 @@ static int unpack(struct rd *u, struct cv *g, struct out *go, struct out *o, str
 		}
 		(*labels)[(*nlabels)++] = l;
 	}
-	uint64_t nk = get64(u);
+	uint64_t nk = cv_get64(u);
 	for (uint64_t i = 0; i < nk && !u->bad; i++) {
-		uint64_t li = get64(u);
+		uint64_t li = cv_get64(u);
 		if (li < go->nlocs)
 			go->locs[li].kept = 1;
 	}
-	uint64_t nh = get64(u);
+	uint64_t nh = cv_get64(u);
 	for (uint64_t h = 0; h < nh && !u->bad; h++) {
-		uint32_t c = (uint32_t)get64(u);
+		uint32_t c = (uint32_t)cv_get64(u);
 		if (h < go->nhost_cpus && c > go->host_cpus[h])
 			go->host_cpus[h] = c;
 	}
-	uint32_t cpu_metric = (uint32_t)get64(u), max_caller = (uint32_t)get64(u),
-		 samples = (uint32_t)get64(u);
+	uint32_t cpu_metric = (uint32_t)cv_get64(u), max_caller = (uint32_t)cv_get64(u),
+		 samples = (uint32_t)cv_get64(u);
 	if (cpu_metric && (!go->cpu_metric || cpu_metric < go->cpu_metric))
 		go->cpu_metric = cpu_metric;
 	if (max_caller > go->max_caller)
 		go->max_caller = max_caller;
 	if (samples > go->samples)
 		go->samples = samples;
-	go->attrs_used |= get64(u);
-	go->mpi_colls |= (int)get64(u);
+	go->attrs_used |= cv_get64(u);
+	go->mpi_colls |= (int)cv_get64(u);
 	for (int half = 0; half < 2 && !u->bad; half++) {
-		uint64_t n = get64(u);
+		uint64_t n = cv_get64(u);
 		for (uint64_t i = 0; i < n && !u->bad; i++) {
-			const void *m = get(u, sizeof(struct msg));
+			const void *m = cv_get(u, sizeof(struct msg));
 			struct msg **a = half ? &o->recvs : &o->sends;
 			size_t *na = half ? &o->nrecvs : &o->nsends,
 			       *cap = half ? &o->recvs_cap : &o->sends_cap;
@@ -360,7 +302,7 @@ static int write_all(struct cv *cv, void **all, const size_t *lens)
 	struct label *labels = NULL;
 	size_t nl = 0, nl_cap = 0;
 	for (int r = 0; r < n && !rc; r++) {
-		struct rd u = {all[r], lens[r], 0, 0};
+		struct cv_unpack u = {all[r], lens[r], 0, 0};
 		rc = unpack(&u, g, &go, o, &labels, &nl, &nl_cap, &src[r], &paths[r]);
 	}
 	/* Labels in the order the processes used them first: each rank's are in that order;
@@ -470,9 +412,9 @@ int prv_finish_parallel(struct cv *cv)
 	if (!o->error[0])
 		remap_scratch(cv);
 	/* 3. Rank 0 writes. */
-	struct buf k = {0};
+	struct cv_pack k = {0};
 	pack(cv, &k);
-	rc = par->gather(par, k.oom ? "" : k.b, k.oom ? 0 : k.n, &all, &lens);
+	rc = par->gather(par, k.oom ? (const void *)"" : k.b, k.oom ? 0 : k.n, &all, &lens);
 	free(k.b);
 	char ok = 0;
 	if (par->rank == 0) {
