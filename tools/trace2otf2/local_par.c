@@ -358,15 +358,25 @@ int conv_local_start(int n, struct conv_mpi **out, char *err, size_t errlen)
 	s->pid = pid;
 	fflush(NULL); /* nothing buffered is written twice */
 	for (int r = 1; r < n; r++) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-			snprintf(err, errlen, "socketpair: %s", strerror(errno));
-			abort_all(&s->m, 4);
+		int sv[2], e = 0;
+		pid_t p = -1;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+			e = errno;
+		} else if ((p = fork()) < 0) {
+			e = errno;
+			close(sv[0]);
+			close(sv[1]);
 		}
-		pid_t p = fork();
-		if (p < 0) {
-			snprintf(err, errlen, "fork: %s", strerror(errno));
-			abort_all(&s->m, 4);
+		if (p < 0) { /* the ranks started so far go; this process converts nothing */
+			snprintf(err, errlen, "starting rank %d: %s", r, strerror(e));
+			for (int k = 1; k < r; k++) {
+				close(fd[k]);
+				kill(pid[k], SIGTERM);
+				while (waitpid(pid[k], NULL, 0) < 0 && errno == EINTR)
+					;
+			}
+			free(s), free(fd), free(pid);
+			return -1;
 		}
 		if (p == 0) { /* rank r: only its socket to rank 0 */
 			for (int k = 1; k < r; k++)
