@@ -256,6 +256,8 @@ uint32_t cv_stack_context(struct pstate *ps, const uint64_t *ips, unsigned n);
 void cv_stack_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns,
 		     const struct lt_rec *r);
 void cv_add_note(struct cv *cv, const char *what, const char *name, const char *why);
+/* A note as it is written (once each). */
+void cv_note(struct cv *cv, const char *text);
 
 /* thread.c */
 struct tstate *cv_thread_by_index(struct pstate *ps, uint32_t index);

@@ -321,6 +321,19 @@ static void mark(struct cv *cv, size_t at)
 	m->notes = (uint32_t)cv->nnotes;
 }
 
+struct sized {
+	uint64_t size;
+	int index;
+};
+
+static int by_size(const void *x, const void *y) /* largest first; ties by index */
+{
+	const struct sized *a = x, *b = y;
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return (a->index > b->index) - (a->index < b->index);
+}
+
 /*
  * A parallel conversion's share of the processes: balanced by their files' sizes, the
  * largest first, each to the rank with the least so far (the same on every rank).
@@ -328,38 +341,31 @@ static void mark(struct cv *cv, size_t at)
 static int share(struct cv *cv, char **dirs, int ndirs)
 {
 	int n = cv->par->size;
-	uint64_t *size = calloc((size_t)ndirs + 1, sizeof(*size));
+	struct sized *order = calloc((size_t)ndirs + 1, sizeof(*order));
 	uint64_t *load = calloc((size_t)n, sizeof(*load));
-	int *order = calloc((size_t)ndirs + 1, sizeof(*order));
 	cv->mine = calloc((size_t)ndirs + 1, 1);
 	cv->marks = calloc((size_t)ndirs + 1, sizeof(*cv->marks));
-	if (!size || !load || !order || !cv->mine || !cv->marks) {
-		free(size);
-		free(load);
+	if (!order || !load || !cv->mine || !cv->marks) {
 		free(order);
+		free(load);
 		return -1;
 	}
-	for (int i = 0; i < ndirs; i++) {
-		size[i] = file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
-		order[i] = i;
-	}
-	for (int i = 1; i < ndirs; i++) /* by size, largest first; ties by index */
-		for (int j = i; j > 0 && size[order[j]] > size[order[j - 1]]; j--) {
-			int x = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = x;
-		}
+	for (int i = 0; i < ndirs; i++)
+		order[i] = (struct sized){
+		    file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring"), i};
+	qsort(order, (size_t)ndirs, sizeof(*order), by_size);
 	for (int k = 0; k < ndirs; k++) {
 		int least = 0;
 		for (int r = 1; r < n; r++)
 			if (load[r] < load[least])
 				least = r;
-		load[least] += size[order[k]] + 1;
-		cv->mine[order[k]] = least == cv->par->rank;
+		load[least] += order[k].size + 1;
+		cv->mine[order[k].index] = least == cv->par->rank;
+		if (least == cv->par->rank)
+			cv->total_bytes += order[k].size; /* for the progress bar */
 	}
-	free(size);
-	free(load);
 	free(order);
+	free(load);
 	return 0;
 }
 
@@ -372,10 +378,8 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 	cv->stats.first_ns = UINT64_MAX;
 	if (cv->par && share(cv, dirs, ndirs))
 		return -1;
-	for (int i = 0; i < ndirs; i++)
-		if (!cv->par || cv->mine[i])
-			cv->total_bytes +=
-			    file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
+	for (int i = 0; i < ndirs && !cv->par; i++)
+		cv->total_bytes += file_size(dirs[i], LT_EVENTS_FILE) + file_size(dirs[i], "ring");
 	cv->procs = calloc((size_t)ndirs, sizeof(*cv->procs));
 	cv->max_procs = (size_t)ndirs;
 	int *parent_pid = calloc((size_t)ndirs, sizeof(*parent_pid));
@@ -443,9 +447,9 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cp->mpi_rank = p.mpi_size > 0 && p.mpi_rank > 0 ? p.mpi_rank - 1 : -1;
 		if (p.mpi_size > 0 && (uint32_t)p.mpi_size > cv->mpi_world)
 			cv->mpi_world = (uint32_t)p.mpi_size;
+		/* The first process of a host to sample its node shows the node's metrics. */
 		for (size_t k = 0; k < p.nmetrics && cv->node_owner; k++)
-			if (p.metrics[k]
-				.node) { /* the first process of a host to sample shows it */
+			if (p.metrics[k].node) {
 				if (cv->node_owner[cp->host] < 0)
 					cv->node_owner[cp->host] = (int)pidx;
 				break;

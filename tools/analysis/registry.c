@@ -441,13 +441,18 @@ void cv_add_note(struct cv *cv, const char *what, const char *name, const char *
 {
 	char buf[1200];
 	snprintf(buf, sizeof(buf), "%s %s: %s", what, name, why);
+	cv_note(cv, buf);
+}
+
+void cv_note(struct cv *cv, const char *text)
+{
 	for (size_t i = 0; i < cv->nnotes; i++)
-		if (!strcmp(cv->notes[i], buf))
+		if (!strcmp(cv->notes[i], text))
 			return;
 	char **a = realloc(cv->notes, (cv->nnotes + 1) * sizeof(*a));
 	if (!a)
 		return;
 	cv->notes = a;
-	if ((a[cv->nnotes] = strdup(buf)))
+	if ((a[cv->nnotes] = strdup(text)))
 		cv->nnotes++;
 }

@@ -306,19 +306,6 @@ static uint32_t *new_map(uint32_t n)
 	return a;
 }
 
-static void add_note(struct cv *g, const char *text)
-{
-	for (size_t i = 0; i < g->nnotes; i++)
-		if (!strcmp(g->notes[i], text))
-			return;
-	char **a = realloc(g->notes, (g->nnotes + 1) * sizeof(*a));
-	if (!a)
-		return;
-	g->notes = a;
-	if ((a[g->nnotes] = strdup(text)))
-		g->nnotes++;
-}
-
 /* Each comm ref of image m: kind (0 team, 1 MPI communicator, 2 GPU window) << 30 | its
  * index, UINT32_MAX for none; NULL when memory ran out. */
 static uint32_t *refs_of(const struct img *m)
@@ -602,7 +589,7 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 			struct img *m = &im[order[k]];
 			for (uint32_t i = SLOT_FROM(m, s, notes);
 			     i < SLOT_TO(m, s, notes, m->nnotes); i++)
-				add_note(g, m->notes[i]);
+				cv_note(g, m->notes[i]);
 		}
 	}
 	free(order);
