@@ -5,7 +5,7 @@ LIB=$BUILD/libtrace.so
 DUMP=$BUILD/trace-dump
 CHECK="python3 $SRC/tests/e2e/check_trace.py --dump $DUMP"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-e2e.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -425,6 +425,9 @@ struct cv {
 	int progress; /* draw a progress bar on stderr */
 	int verbose;
 	int core_view; /* --core-view: one location per CPU core, the threads that ran there */
+	/* A backend that cuts (chrome): the window, ns since the trace's first event (0: no
+	 * bound), and the shortest region it keeps. */
+	uint64_t from_ns, to_ns, min_duration_ns;
 
 	/* The registry. */
 	char **strings;
@@ -523,6 +526,12 @@ uint32_t cv_string(struct cv *cv, const char *text);
 uint32_t cv_world_rank(const struct cv *cv, uint32_t comm, uint32_t rank, uint32_t self);
 /* Call site scl (an id + 1, as cv_leak.scl) as text: "function (file.c:42)", "function". */
 void cv_scl_text(const struct cv *cv, uint32_t scl, char *buf, size_t len);
+/* A region's kind as the profile and the JSON trace name it: its paradigm, the user's split
+ * in "user" (annotated) and "function" (start routines, main); its role ("parallel"...). */
+const char *cv_paradigm_name(enum cv_paradigm paradigm, enum cv_role role);
+const char *cv_role_name(enum cv_role role);
+/* A marker kind's category ("Lost events"). */
+const char *cv_mark_category(int kind);
 /* For backends, at each Enter and Leave: notes whether it had a PAPI reading (cur_papi). */
 void cv_papi_seen(struct cv *cv, struct cv_loc *l);
 
@@ -551,6 +560,7 @@ enum cv_output_kind {
 /* What a backend needs of the core beyond the events. */
 #define CV_NEEDS_SOURCE_LINES 0x1u /* file and line of code addresses (libbfd, when built) */
 #define CV_NEEDS_CORE_VIEW    0x2u /* it can show --core-view's per-core locations */
+#define CV_NEEDS_WINDOW	      0x4u /* it cuts to cv.from_ns, to_ns, min_duration_ns */
 
 /*
  * An output format as the converter offers it: one of these per backend, listed once in

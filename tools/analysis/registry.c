@@ -456,3 +456,76 @@ void cv_note(struct cv *cv, const char *text)
 	if ((a[cv->nnotes] = strdup(text)))
 		cv->nnotes++;
 }
+
+/* ---- names ---- */
+
+const char *cv_paradigm_name(enum cv_paradigm paradigm, enum cv_role role)
+{
+	switch (paradigm) {
+	case CV_PARADIGM_USER:
+		return role == CV_ROLE_USER ? "user" : "function";
+	case CV_PARADIGM_PTHREAD:
+		return "pthread";
+	case CV_PARADIGM_PROCESS:
+		return "process";
+	case CV_PARADIGM_MPI:
+		return "mpi";
+	case CV_PARADIGM_OPENMP:
+		return "openmp";
+	case CV_PARADIGM_KOKKOS:
+		return "kokkos";
+	case CV_PARADIGM_CUDA:
+		return "cuda";
+	case CV_PARADIGM_HIP:
+		return "hip";
+	}
+	return "other";
+}
+
+const char *cv_role_name(enum cv_role role)
+{
+	static const char *names[] = {
+	    [CV_ROLE_FUNCTION] = "function",
+	    [CV_ROLE_WRAPPER] = "wrapper",
+	    [CV_ROLE_THREAD_CREATE] = "thread_create",
+	    [CV_ROLE_THREAD_WAIT] = "thread_wait",
+	    [CV_ROLE_USER] = "user",
+	    [CV_ROLE_PARALLEL] = "parallel",
+	    [CV_ROLE_LOOP] = "loop",
+	    [CV_ROLE_SECTIONS] = "sections",
+	    [CV_ROLE_SINGLE] = "single",
+	    [CV_ROLE_BARRIER] = "barrier",
+	    [CV_ROLE_IMPLICIT_BARRIER] = "implicit_barrier",
+	    [CV_ROLE_CRITICAL] = "critical",
+	    [CV_ROLE_ATOMIC] = "atomic",
+	    [CV_ROLE_ORDERED] = "ordered",
+	    [CV_ROLE_MASTER] = "master",
+	    [CV_ROLE_TASK] = "task",
+	    [CV_ROLE_TASK_CREATE] = "task_create",
+	    [CV_ROLE_TASK_WAIT] = "task_wait",
+	    [CV_ROLE_WORKSHARE] = "workshare",
+	    [CV_ROLE_PHASE] = "phase",
+	    [CV_ROLE_DATA_TRANSFER] = "data_transfer",
+	    [CV_ROLE_ALLOCATE] = "allocate",
+	    [CV_ROLE_DEALLOCATE] = "deallocate",
+	};
+	return (unsigned)role < sizeof(names) / sizeof(names[0]) && names[role] ? names[role]
+										: "other";
+}
+
+const char *cv_mark_category(int kind)
+{
+	static const char *const names[CV_MARK_KINDS] = {
+	    [CV_MARK_USER] = "Annotation",
+	    [CV_MARK_LOST] = "Lost events",
+	    [CV_MARK_TRUNCATED] = "Truncated trace",
+	    [CV_MARK_CLOSED] = "Regions closed by the converter",
+	    [CV_MARK_KOKKOS_EVENT] = "Kokkos profile event",
+	    [CV_MARK_KOKKOS_DUALVIEW] = "Kokkos DualView",
+	    [CV_MARK_KOKKOS_LEAK] = "Kokkos memory never freed",
+	    [CV_MARK_KOKKOS_KEPT] = "Kokkos runtime memory kept past finalize",
+	    [CV_MARK_KOKKOS_UNFINALIZED] = "Kokkos memory live at an exit without finalize",
+	    [CV_MARK_GPU_LEAK] = "GPU memory never freed",
+	};
+	return kind >= 0 && kind < CV_MARK_KINDS && names[kind] ? names[kind] : "Marker";
+}

@@ -589,60 +589,6 @@ out:
 
 /* ---- the run ---- */
 
-const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role)
-{
-	switch (paradigm) {
-	case CV_PARADIGM_USER:
-		return role == CV_ROLE_USER ? "user" : "function";
-	case CV_PARADIGM_PTHREAD:
-		return "pthread";
-	case CV_PARADIGM_PROCESS:
-		return "process";
-	case CV_PARADIGM_MPI:
-		return "mpi";
-	case CV_PARADIGM_OPENMP:
-		return "openmp";
-	case CV_PARADIGM_KOKKOS:
-		return "kokkos";
-	case CV_PARADIGM_CUDA:
-		return "cuda";
-	case CV_PARADIGM_HIP:
-		return "hip";
-	}
-	return "other";
-}
-
-const char *acc_role_name(enum cv_role role)
-{
-	static const char *names[] = {
-	    [CV_ROLE_FUNCTION] = "function",
-	    [CV_ROLE_WRAPPER] = "wrapper",
-	    [CV_ROLE_THREAD_CREATE] = "thread_create",
-	    [CV_ROLE_THREAD_WAIT] = "thread_wait",
-	    [CV_ROLE_USER] = "user",
-	    [CV_ROLE_PARALLEL] = "parallel",
-	    [CV_ROLE_LOOP] = "loop",
-	    [CV_ROLE_SECTIONS] = "sections",
-	    [CV_ROLE_SINGLE] = "single",
-	    [CV_ROLE_BARRIER] = "barrier",
-	    [CV_ROLE_IMPLICIT_BARRIER] = "implicit_barrier",
-	    [CV_ROLE_CRITICAL] = "critical",
-	    [CV_ROLE_ATOMIC] = "atomic",
-	    [CV_ROLE_ORDERED] = "ordered",
-	    [CV_ROLE_MASTER] = "master",
-	    [CV_ROLE_TASK] = "task",
-	    [CV_ROLE_TASK_CREATE] = "task_create",
-	    [CV_ROLE_TASK_WAIT] = "task_wait",
-	    [CV_ROLE_WORKSHARE] = "workshare",
-	    [CV_ROLE_PHASE] = "phase",
-	    [CV_ROLE_DATA_TRANSFER] = "data_transfer",
-	    [CV_ROLE_ALLOCATE] = "allocate",
-	    [CV_ROLE_DEALLOCATE] = "deallocate",
-	};
-	return (unsigned)role < sizeof(names) / sizeof(names[0]) && names[role] ? names[role]
-										: "other";
-}
-
 static int by_thread_index(const void *x, const void *y)
 {
 	const struct rp_thread *a = x, *b = y;

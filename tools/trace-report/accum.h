@@ -131,10 +131,6 @@ void acc_thread_free(struct acc_thread *t);
 int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nregions,
 	      const struct acc_process_info *procs, size_t nprocs, struct rp_run *run);
 
-/* A region's kind and role as the profile names them ("user", "function", "pthread"...). */
-const char *acc_kind_name(enum cv_paradigm paradigm, enum cv_role role);
-const char *acc_role_name(enum cv_role role);
-
 /* Shared by the readers' metadata. */
 const char *acc_base_name(const char *path);
 char *acc_iso_date(uint64_t unix_ns); /* NULL when out of memory */

@@ -1236,31 +1236,31 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 		default:
 			known = 0;
 		}
-		ri[i].role = known ? acc_role_name(role) : "other";
+		ri[i].role = known ? cv_role_name(role) : "other";
 		switch (r->paradigm) {
 		case OTF2_PARADIGM_USER:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_USER, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_USER, role);
 			break;
 		case OTF2_PARADIGM_PTHREAD:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_PTHREAD, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_PTHREAD, role);
 			break;
 		case OTF2_PARADIGM_NONE: /* fork, exec, spawn, dlopen */
-			ri[i].kind = acc_kind_name(CV_PARADIGM_PROCESS, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_PROCESS, role);
 			break;
 		case OTF2_PARADIGM_OPENMP:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_OPENMP, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_OPENMP, role);
 			break;
 		case OTF2_PARADIGM_KOKKOS:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_KOKKOS, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_KOKKOS, role);
 			break;
 		case OTF2_PARADIGM_MPI:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_MPI, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_MPI, role);
 			break;
 		case OTF2_PARADIGM_CUDA:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_CUDA, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_CUDA, role);
 			break;
 		case OTF2_PARADIGM_HIP:
-			ri[i].kind = acc_kind_name(CV_PARADIGM_HIP, role);
+			ri[i].kind = cv_paradigm_name(CV_PARADIGM_HIP, role);
 			break;
 		default:
 			ri[i].kind = "other";

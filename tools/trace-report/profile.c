@@ -470,8 +470,8 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	for (uint32_t r = 0; r < cv->nregions; r++) {
 		const struct cv_region *cr = &cv->regions[r];
 		ri[r] = (struct acc_region_info){cv->strings[cr->name],
-						 acc_kind_name(cr->paradigm, cr->role),
-						 acc_role_name(cr->role)};
+						 cv_paradigm_name(cr->paradigm, cr->role),
+						 cv_role_name(cr->role)};
 	}
 	for (size_t i = 0; i < cv->nprocs; i++) {
 		const struct cv_process *cp = &cv->procs[i];

@@ -9,10 +9,11 @@
 
 #include "backends.h"
 
-#define CV_BACKENDS(X)                                     \
-	X(cv_otf2_backend)  /* otf2_out.c, with libotf2 */ \
-	X(cv_prv_backend)   /* paraver_out.c */            \
-	X(cv_count_backend) /* tests/backends/count.c, in the tests' converter only */
+#define CV_BACKENDS(X)                                      \
+	X(cv_otf2_backend)   /* otf2_out.c, with libotf2 */ \
+	X(cv_prv_backend)    /* paraver_out.c */            \
+	X(cv_chrome_backend) /* chrome_out.c */             \
+	X(cv_count_backend)  /* tests/backends/count.c, in the tests' converter only */
 
 #define DECLARE(b) extern const struct cv_backend b __attribute__((weak));
 CV_BACKENDS(DECLARE)

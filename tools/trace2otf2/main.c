@@ -35,6 +35,10 @@ static const char usage_tail[] =
     "                       on which each thread that ran there is a region, from\n"
     "                       the CPU records of LIBTRACE_SAMPLERS=cpu (which thread\n"
     "                       ran on which core when, as SnuMAP shows it)\n"
+    "      --from T, --to T chrome: only what happens between T and T after the trace's\n"
+    "                       first event (a duration: 1.5s, 200ms, 10us, 0); a region\n"
+    "                       across a bound is cut there\n"
+    "      --min-duration D chrome: leave out regions and calls shorter than D\n"
     "      --no-clock-align keep each MPI rank on its own clock (by default ranks are\n"
     "                       moved onto rank 0's clock with the offsets measured at\n"
     "                       MPI_Init and MPI_Finalize, interpolated linearly)\n"
@@ -91,6 +95,35 @@ static void usage(FILE *f)
 struct warnings {
 	unsigned shown, dropped;
 };
+
+/* A duration with a unit, decimals allowed ("1.5s", "200ms", "10us", "500ns"); a bare 0.
+ * 0, or -1 when it is not one. */
+static int parse_time(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0) || *s == '-' || *s == '+')
+		return -1;
+	if (*end == '\0') {
+		*out = 0;
+		return v == 0 ? 0 : -1; /* a bare number is ambiguous */
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		double ns = v * units[i].ns + 0.5;
+		if (ns >= 1.8e19)
+			return -1;
+		*out = (uint64_t)ns;
+		return 0;
+	}
+	return -1;
+}
 
 #define WARN_MAX 30
 
@@ -283,6 +316,9 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	    {"core-view", no_argument, NULL, 'C'},
 	    {"no-clock-align", no_argument, NULL, 'A'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},
+	    {"min-duration", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -293,6 +329,8 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
 	const struct cv_backend *be = cv_backend_list()[0];
 	int jobs = 1;
+	uint64_t window[3] = {0, 0, 0}; /* --from, --to, --min-duration */
+	const char *window_arg = NULL;
 	while ((c = getopt_long(argc, argv, "o:f:j:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': {
@@ -333,6 +371,23 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 		case 'A':
 			no_clock_align = 1;
 			break;
+		case 'F':
+		case 'T':
+		case 'M': {
+			int i = c == 'F' ? 0 : c == 'T' ? 1 : 2;
+			if (parse_time(optarg, &window[i])) {
+				fprintf(stderr,
+					"trace2otf2: --%s %s: expected a duration such as 1.5s, "
+					"200ms, 10us (ns, us, ms, s)\n",
+					i == 0	 ? "from"
+					: i == 1 ? "to"
+						 : "min-duration",
+					optarg);
+				return EXIT_USAGE;
+			}
+			window_arg = i == 0 ? "--from" : i == 1 ? "--to" : "--min-duration";
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -411,6 +466,16 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 		free_list(dirs, ndirs);
 		return EXIT_USAGE;
 	}
+	if (window_arg && !(be->needs & CV_NEEDS_WINDOW)) {
+		fprintf(stderr, "trace2otf2: %s is for --format=chrome\n", window_arg);
+		free_list(dirs, ndirs);
+		return EXIT_USAGE;
+	}
+	if (window[1] && window[1] <= window[0]) {
+		fprintf(stderr, "trace2otf2: --to must come after --from\n");
+		free_list(dirs, ndirs);
+		return EXIT_USAGE;
+	}
 	int rank = mpi ? mpi->par.rank : 0;
 	if (mpi && core_view) {
 		if (rank == 0)
@@ -468,6 +533,9 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	cv.progress = progress && !quiet && rank == 0;
 	cv.core_view = core_view;
 	cv.no_clock_align = no_clock_align;
+	cv.from_ns = window[0];
+	cv.to_ns = window[1];
+	cv.min_duration_ns = window[2];
 	const struct sym_line_ops *lines = NULL;
 #ifdef LIBTRACE_HAVE_BFD
 	if (be->needs & CV_NEEDS_SOURCE_LINES)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * json.h - the little JSON trace-report needs: a streaming writer (pretty-printed, strings
- * escaped, always valid UTF-8 out) and a strict reader that builds a small tree.
+ * json.h - the little JSON the tools need (trace-report, trace2otf2 --format=chrome): a streaming
+ * writer (pretty-printed, strings escaped, always valid UTF-8 out) and a strict reader that builds
+ * a small tree.
  *
  * The reader takes RFC 8259 JSON and nothing else: no comments, no trailing commas, no
  * NaN/Infinity, no leading zeros, no control characters or invalid UTF-8 in strings, no

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# trace2otf2 --format=chrome: the Trace Event JSON of a pthread, an OpenMP, an MPI, a Kokkos
+# and a GPU trace (viewer_traces.sh), each checked by check_chrome.py against the OTF2
+# archive of the same trace (per thread the same regions, names and times to the
+# nanosecond; nesting; the end of complete events never going back; metadata; flows paired
+# and inside their slices): thread creation flows for pthreads, fork flows for OpenMP,
+# message flows for MPI, call-to-device flows for the GPU.  Then --min-duration and
+# --from/--to leave out and cut exactly what the archive says they should, and the options
+# are refused with other formats and with bad values.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/viewer_traces.sh"
+need_converter
+CHROME="/usr/bin/python3 $SRC/tests/e2e/check_chrome.py"
+viewer_traces "$WORK"
+
+declare -A flows=([pthread]="--expect-flows thread=4" [omp]="--expect-flows fork=2"
+	[mpi]="--expect-flows message=10" [kokkos]="" [gpu]="--expect-flows gpu=3")
+for t in $VIEWER_TRACES; do
+	"$CONVERT" -q -f chrome "$WORK/$t" -o "$WORK/$t.json" || fail "$t: trace2otf2 -f chrome: $?"
+	"$CONVERT" -q "$WORK/$t" -o "$WORK/$t.otf2" || fail "$t: trace2otf2: $?"
+	# shellcheck disable=SC2086
+	$CHROME "$WORK/$t.json" --otf2 "$WORK/$t.otf2/traces.otf2" ${flows[$t]} >"$WORK/check.log" 2>&1 || {
+		tail -20 "$WORK/check.log" >&2
+		fail "check_chrome $t"
+	}
+	tail -1 "$WORK/check.log" | grep -q '^check_chrome: ok$' || fail "$t: check_chrome printed no verdict"
+	echo "$t: $(grep -c . "$WORK/check.log") lines, $(grep '^flows:' "$WORK/check.log")"
+done
+
+# Kokkos: kernels and deep copies carry their attributes.
+if [[ " $VIEWER_TRACES " == *" kokkos "* ]]; then
+	/usr/bin/python3 - "$WORK/kokkos.json" <<'PY' || fail "kokkos attributes"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+axpy = [e for e in x if e["name"] == "axpy"]
+copies = [e for e in x if e["name"].startswith("Kokkos::deep_copy")]
+assert len(axpy) == 6 and all(e["args"].get("device") == "Serial" for e in axpy), axpy[:1]
+assert copies and all(e["args"]["bytes"] > 0 for e in copies), copies[:1]
+alloc = [e for e in x if e["args"].get("kind") == "allocate" and e["args"].get("view") == "x"]
+assert len(alloc) == 1 and alloc[0]["args"]["bytes"] == 8000, alloc
+print("kokkos: axpy x6 on Serial, %d deep copies with bytes, View x allocated 8000 bytes" % len(copies))
+PY
+fi
+# MPI: ranks are named, calls carry peer, tag and bytes.
+if [[ " $VIEWER_TRACES " == *" mpi "* ]]; then
+	/usr/bin/python3 - "$WORK/mpi.json" <<'PY' || fail "mpi attributes"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name")
+assert names == ["MPI Rank %d" % i for i in range(4)], names
+sends = [e for e in ev if e["ph"] == "X" and e["name"] == "MPI_Send"]
+assert sends and all({"peer", "tag", "bytes"} <= set(e["args"]) for e in sends), sends[:1]
+print("mpi: ranks named, %d MPI_Send with peer, tag and bytes" % len(sends))
+PY
+fi
+
+# Thinning: --min-duration and a window, against the archive's truth.
+t=pthread
+"$CONVERT" -q -f chrome --min-duration 20us "$WORK/$t" -o "$WORK/short.json" || fail "--min-duration: $?"
+$CHROME "$WORK/short.json" --otf2 "$WORK/$t.otf2/traces.otf2" --min-duration 20000 >"$WORK/check.log" 2>&1 ||
+	{ tail "$WORK/check.log" >&2; fail "check_chrome --min-duration"; }
+all=$(grep -c '"ph":"X"' "$WORK/$t.json")
+short=$(grep -c '"ph":"X"' "$WORK/short.json")
+dropped=$(grep -o '"left_out_short":[0-9]*' "$WORK/short.json" | cut -d: -f2)
+[ "$short" -lt "$all" ] && [ $((short + dropped)) = "$all" ] ||
+	fail "--min-duration 20us: $short kept + $dropped left out != $all"
+echo "--min-duration 20us: $short of $all regions kept, $dropped counted as left out"
+"$CONVERT" -q -f chrome --from 2ms --to 4.5ms "$WORK/$t" -o "$WORK/window.json" || fail "--from/--to: $?"
+$CHROME "$WORK/window.json" --otf2 "$WORK/$t.otf2/traces.otf2" --window 2000000 4500000 >"$WORK/check.log" 2>&1 ||
+	{ tail "$WORK/check.log" >&2; fail "check_chrome --from/--to"; }
+win=$(grep -c '"ph":"X"' "$WORK/window.json")
+[ "$win" -gt 0 ] && [ "$win" -lt "$all" ] || fail "--from 2ms --to 4.5ms kept $win of $all regions"
+echo "--from 2ms --to 4.5ms: $win of $all regions, cut to the window"
+
+# Refusals.
+"$CONVERT" -q --min-duration 1ms "$WORK/$t" -o "$WORK/x.otf2" 2>"$WORK/err" && fail "--min-duration with otf2 accepted"
+grep -q 'is for --format=chrome' "$WORK/err" || fail "--min-duration with otf2: $(cat "$WORK/err")"
+"$CONVERT" -q -f chrome --from 5 "$WORK/$t" -o "$WORK/x" 2>"$WORK/err" && fail "--from 5 accepted"
+grep -q 'expected a duration' "$WORK/err" || fail "--from 5: $(cat "$WORK/err")"
+"$CONVERT" -q -f chrome --from 5ms --to 1ms "$WORK/$t" -o "$WORK/x" 2>"$WORK/err" && fail "--to before --from accepted"
+grep -q 'must come after' "$WORK/err" || fail "--to before --from: $(cat "$WORK/err")"
+[ ! -e "$WORK/x.json" ] || fail "a refused conversion left x.json"
+echo "chrome: ok"
