@@ -28,7 +28,7 @@ packages=(build-essential cmake pkg-config python3 binutils
 	pigz xz-utils sysbench strace clang-format clang libomp-dev
 	imagemagick-6.q16 graphicsmagick python3-numpy libopenblas0-openmp gdb
 	libtrilinos-kokkos-dev libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran
-	hpcc scalapack-mpi-test libamdhip64-dev man-db groff-base)
+	hpcc scalapack-mpi-test libamdhip64-dev man-db groff-base chromium python3-websocket)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -71,6 +71,20 @@ if [ "$mode" = demo ]; then
 	echo "           converter: build/trace2otf2, reader: build/trace-dump,"
 	echo "           trace: $out, OTF2 archive for Vampir: $out.otf2/traces.otf2"
 	exit 0
+fi
+
+# The viewer e2e.viewers opens Trace Event JSON in: speedscope, from the npm registry (npm
+# from Debian where node has none), kept in ~/.cache so that the suite itself runs offline.
+if [ "$mode" = test ]; then
+	viewers=${LIBTRACE_VIEWERS:-$HOME/.cache/libtrace-viewers}
+	if [ ! -f "$viewers/node_modules/speedscope/dist/release/index.html" ]; then
+		if ! command -v npm >/dev/null; then
+			[ "$(id -u)" = 0 ] && apt-get install -y -qq --no-install-recommends npm >/dev/null
+		fi
+		mkdir -p "$viewers"
+		npm install --prefix "$viewers" --no-audit --no-fund --silent speedscope@1.25.0 >/dev/null ||
+			echo "bootstrap: speedscope could not be installed: e2e.viewers will skip"
+	fi
 fi
 
 # test: the unit tests and the converter's damaged-input suite under ASan+UBSan (and
