@@ -35,9 +35,13 @@ extern char **environ;
  * converter's core refuses the same depth. */
 #define STACK_MAX (1u << 16)
 
+/* The call tree's size limit: calls on paths past it are left out of the tree. */
+#define TREE_MAX (1u << 20)
+
 /* One open call on a thread. */
 struct acc_frame {
 	uint32_t region;
+	uint32_t node; /* its call tree node */
 	uint8_t outer; /* the outermost open call of its region on this thread */
 	uint8_t root;  /* the thread's start routine or main, at the bottom of the stack */
 	uint64_t start, child;
@@ -96,8 +100,18 @@ struct acc_spath {
 	uint64_t hash, count, ns;
 };
 
+/* A call path's node: region under parent, over all threads. */
+struct acc_node {
+	uint32_t region, parent;
+	uint64_t calls, incl, excl;
+};
+
 void acc_free(struct acc *a)
 {
+	free(a->nodes);
+	free(a->node_map);
+	free(a->rbytes);
+	acc_free_memory(a);
 	free(a->sfuncs);
 	for (size_t i = 0; i < a->spaths_cap; i++)
 		free(a->spaths[i].f);
@@ -188,6 +202,81 @@ static struct acc_entry *entry_get(struct acc *a, struct acc_thread *t, uint32_t
 	return e;
 }
 
+static uint32_t node_hash(uint32_t parent, uint32_t region)
+{
+	return (parent * 0x9e3779b1u) ^ (region * 0x85ebca6bu);
+}
+
+/* The node of region called under node parent, made on first use; UINT32_MAX when the tree
+ * is full or memory ran out (the call and those it makes are then left out of the tree). */
+static uint32_t node_of(struct acc *a, uint32_t parent, uint32_t region)
+{
+	if (!a->nodes) {
+		if (!(a->nodes = malloc(64 * sizeof(*a->nodes)))) {
+			a->oom = 1;
+			return UINT32_MAX;
+		}
+		a->nodes_cap = 64;
+		a->nodes[0] = (struct acc_node){UINT32_MAX, UINT32_MAX, 0, 0, 0};
+		a->nnodes = 1;
+	}
+	if ((a->nnodes + 1) * 2 > a->node_map_cap) {
+		uint32_t cap = a->node_map_cap ? a->node_map_cap * 2 : 256;
+		uint32_t *m = calloc(cap, sizeof(*m));
+		if (!m) {
+			a->oom = 1;
+			return UINT32_MAX;
+		}
+		for (uint32_t i = 1; i < a->nnodes; i++) {
+			uint32_t j = node_hash(a->nodes[i].parent, a->nodes[i].region) & (cap - 1);
+			while (m[j])
+				j = (j + 1) & (cap - 1);
+			m[j] = i + 1;
+		}
+		free(a->node_map);
+		a->node_map = m;
+		a->node_map_cap = cap;
+	}
+	uint32_t j = node_hash(parent, region) & (a->node_map_cap - 1);
+	for (; a->node_map[j]; j = (j + 1) & (a->node_map_cap - 1)) {
+		const struct acc_node *n = &a->nodes[a->node_map[j] - 1];
+		if (n->parent == parent && n->region == region)
+			return a->node_map[j] - 1;
+	}
+	if (a->nnodes >= TREE_MAX) {
+		a->tree_cut = 1;
+		return UINT32_MAX;
+	}
+	if (a->nnodes == a->nodes_cap) {
+		struct acc_node *n = realloc(a->nodes, 2 * a->nodes_cap * sizeof(*n));
+		if (!n) {
+			a->oom = 1;
+			return UINT32_MAX;
+		}
+		a->nodes = n;
+		a->nodes_cap *= 2;
+	}
+	a->nodes[a->nnodes] = (struct acc_node){region, parent, 0, 0, 0};
+	a->node_map[j] = a->nnodes + 1;
+	return a->nnodes++;
+}
+
+void acc_bytes(struct acc *a, uint32_t region, uint64_t bytes)
+{
+	if (region >= a->nrbytes) {
+		uint32_t n = region + 64;
+		uint64_t *b = realloc(a->rbytes, (size_t)n * sizeof(*b));
+		if (!b) {
+			a->oom = 1;
+			return;
+		}
+		memset(b + a->nrbytes, 0, (size_t)(n - a->nrbytes) * sizeof(*b));
+		a->rbytes = b;
+		a->nrbytes = n;
+	}
+	a->rbytes[region] += bytes;
+}
+
 /* Opens a call of region at ts; `calls`: it counts as a call (not a task going on). */
 static void push(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function,
 		 int calls)
@@ -216,7 +305,11 @@ static void push(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t regi
 	e->calls += (uint64_t)calls;
 	e->open++;
 	int root = t->depth == 0 && function;
-	t->stack[t->depth++] = (struct acc_frame){region, e->open == 1, (uint8_t)root, ts, 0};
+	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : 0;
+	uint32_t node = parent == UINT32_MAX ? UINT32_MAX : node_of(a, parent, region);
+	if (node != UINT32_MAX)
+		a->nodes[node].calls += (uint64_t)calls;
+	t->stack[t->depth++] = (struct acc_frame){region, node, e->open == 1, (uint8_t)root, ts, 0};
 }
 
 void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region, int function)
@@ -226,11 +319,15 @@ void acc_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
 }
 
 /* Closes the innermost open call at time ts. */
-static void pop(struct acc_thread *t, uint64_t ts)
+static void pop(struct acc *a, struct acc_thread *t, uint64_t ts)
 {
 	struct acc_frame f = t->stack[--t->depth];
 	uint64_t dur = ts > f.start ? ts - f.start : 0;
 	uint64_t excl = dur > f.child ? dur - f.child : 0;
+	if (f.node != UINT32_MAX) {
+		a->nodes[f.node].incl += dur;
+		a->nodes[f.node].excl += excl;
+	}
 	struct acc_entry *e = entry_find(t, f.region + 1); /* entered: it exists */
 	e->excl += excl;
 	e->sum += dur;
@@ -258,7 +355,7 @@ void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
 		return;
 	}
 	while (t->depth >= i)
-		pop(t, ts);
+		pop(a, t, ts);
 }
 
 static int same_task(const struct acc_task *x, uint32_t team, uint32_t creator, uint32_t gen)
@@ -292,7 +389,7 @@ void acc_task_switch(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t 
 			r[i] = t->stack[base + i].region;
 		a->suspended[a->nsuspended++] = (struct acc_suspended){t->task, r, n};
 		while (t->depth > base)
-			pop(t, ts);
+			pop(a, t, ts);
 	}
 	t->task = (struct acc_task){team, creator, gen};
 	t->task_base = t->depth;
@@ -321,7 +418,7 @@ void acc_task_complete(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_
 	if (t->depth > t->task_base) {
 		a->anomalies++;
 		while (t->depth > t->task_base)
-			pop(t, ts);
+			pop(a, t, ts);
 	}
 	t->task.gen = 0;
 }
@@ -517,7 +614,7 @@ int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name)
 {
 	int rc = 0;
 	while (t->depth)
-		pop(t, t->last);
+		pop(a, t, t->last);
 	uint32_t need = 0;
 	for (uint32_t i = 0; i < t->tabcap; i++)
 		if (t->tab[i].key > need)
@@ -589,6 +686,43 @@ out:
 
 /* ---- the run ---- */
 
+/* The call tree's nodes that were called, parents first (as they were made). */
+static int build_tree(struct acc *a, const struct acc_region_info *regions, uint32_t nregions,
+		      struct rp_run *run)
+{
+	run->tree_cut = a->tree_cut;
+	if (a->nnodes < 2)
+		return 0;
+	uint32_t *index = malloc(a->nnodes * sizeof(*index)); /* node -> tree index + 1 */
+	if (!(run->tree = calloc(a->nnodes, sizeof(*run->tree))) || !index) {
+		free(index);
+		return -1;
+	}
+	index[0] = 0;
+	for (uint32_t i = 1; i < a->nnodes; i++) {
+		const struct acc_node *n = &a->nodes[i];
+		index[i] = 0;
+		if (!n->calls || n->region >= nregions || (n->parent && !index[n->parent]))
+			continue;
+		struct rp_node *t = &run->tree[run->ntree];
+		t->name = json_utf8_dup(regions[n->region].name);
+		t->kind = strdup(regions[n->region].kind);
+		if (!t->name || !t->kind) {
+			free(t->name);
+			free(t->kind);
+			free(index);
+			return -1;
+		}
+		t->parent = n->parent ? (int64_t)index[n->parent] - 1 : -1;
+		t->calls = n->calls;
+		t->incl_ns = n->incl;
+		t->excl_ns = n->excl;
+		index[i] = (uint32_t)++run->ntree;
+	}
+	free(index);
+	return 0;
+}
+
 static int by_thread_index(const void *x, const void *y)
 {
 	const struct rp_thread *a = x, *b = y;
@@ -627,8 +761,13 @@ int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nre
 		g->thread_mean_ns = r->tsum / r->threads;
 		double mean = (double)r->tsum / r->threads;
 		g->imbalance = mean > 0 ? (double)r->tmax / mean : 1.0;
+		g->bytes = i < a->nrbytes ? a->rbytes[i] : 0;
+		if (regions[i].type && !(g->type = strdup(regions[i].type)))
+			return -1;
 	}
 	rp_sort_regions(run);
+	if (build_tree(a, regions, nregions, run))
+		return -1;
 	if (build_samples(a, regions, nregions, &run->samples))
 		return -1;
 

@@ -22,6 +22,8 @@ struct acc_frame;
 struct acc_entry;
 struct acc_region;
 struct acc_process;
+struct acc_node;
+struct acc_space;
 
 /* One thread while it is live (between acc_thread_new and acc_thread_end). */
 struct acc_thread {
@@ -39,6 +41,11 @@ struct acc_thread {
 		uint32_t team, creator, gen; /* gen 0: the thread's implicit task */
 	} task;				     /* the task it runs (acc_task_switch) */
 	uint32_t task_base;		     /* the depth where that task's own calls begin */
+	struct acc_pending { /* the reader's: an allocating call awaiting its result */
+		uint64_t bytes;
+		uint32_t space, label; /* the reader's string ids */
+		int set;
+	} pending;
 };
 
 /* The run. */
@@ -58,11 +65,22 @@ struct acc {
 	uint32_t nsfuncs;
 	struct acc_spath *spaths; /* open addressing */
 	size_t nspaths, spaths_cap;
+	/* The call tree: nodes by (parent, region), node 0 the root. */
+	struct acc_node *nodes;
+	uint32_t nnodes, nodes_cap;
+	uint32_t *node_map; /* open addressing: node index + 1 */
+	uint32_t node_map_cap;
+	int tree_cut;
+	uint64_t *rbytes; /* per region id: bytes copied */
+	uint32_t nrbytes;
+	struct acc_space *spaces; /* memory spaces, per process */
+	size_t nspaces;
 };
 
 /* What the reader knows of each region and process, for acc_build. */
 struct acc_region_info {
 	const char *name, *kind, *role;
+	const char *type; /* a Kokkos kernel's pattern ("for"), or NULL */
 };
 
 struct acc_process_info {
@@ -119,6 +137,21 @@ void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
  * Returns 0, or -1 when out of memory.
  */
 int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name);
+/* A call of region copied `bytes` (a deep copy, a GPU copy). */
+void acc_bytes(struct acc *a, uint32_t region, uint64_t bytes);
+/*
+ * Memory (memory.c): `bytes` at addr allocated in space (of process) at ts, with a label;
+ * freed.  A free of an address the space never saw allocated is passed over.  Memory: per
+ * live allocation.
+ */
+void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *label, uint64_t addr,
+	       uint64_t bytes, uint64_t ts);
+void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr);
+/* The spaces into run->memory (process names from procs); at_ns counted from origin. */
+int acc_build_memory(struct acc *a, const struct acc_process_info *procs, size_t nprocs,
+		     uint64_t origin, struct rp_run *run);
+void acc_free_memory(struct acc *a);
+
 /* Frees a thread without counting it (after a failure). */
 void acc_thread_free(struct acc_thread *t);
 

@@ -34,6 +34,10 @@ static const char usage[] =
     "      --json           the runs as JSON (schema libtrace-profile/1; a baseline to\n"
     "                       --compare against: several RUNs make one file)\n"
     "      --csv            one line per region and run, times in ns\n"
+    "      --tree           the call tree instead: top-down (each region under the\n"
+    "                       path that called it, over all threads) and bottom-up (each\n"
+    "                       region by exclusive time, its callers below); nodes of 0.5%\n"
+    "                       of the time or more, --all for every node\n"
     "      --top N          the table shows the N regions with most exclusive time\n"
     "                       (default 20) and N threads\n"
     "      --all            the table shows every region and thread\n"
@@ -338,6 +342,7 @@ enum {
 	OPT_DEBUG_DIR,
 	OPT_JUNIT,
 	OPT_MARKDOWN,
+	OPT_TREE,
 };
 
 int main(int argc, char **argv)
@@ -358,6 +363,7 @@ int main(int argc, char **argv)
 	    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 	    {"junit", required_argument, NULL, OPT_JUNIT},
 	    {"markdown", required_argument, NULL, OPT_MARKDOWN},
+	    {"tree", no_argument, NULL, OPT_TREE},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -365,7 +371,7 @@ int main(int argc, char **argv)
 	/* The profiles hold what the traces hold (the program's arguments): as private. */
 	umask(077);
 	const char *out_path = NULL, *min_diff_arg = NULL;
-	int json = 0, csv = 0, all = 0, compare = 0, c;
+	int json = 0, csv = 0, all = 0, compare = 0, tree = 0, c;
 	long top = 20;
 	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e6, 0.05, 0, 0, 0, NULL, NULL};
 	struct warnings w = {0};
@@ -381,6 +387,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CSV:
 			csv = 1;
+			break;
+		case OPT_TREE:
+			tree = 1;
 			break;
 		case OPT_TOP:
 			errno = 0;
@@ -461,8 +470,12 @@ int main(int argc, char **argv)
 			return usage_error();
 		}
 	}
-	if (json && csv) {
-		fprintf(stderr, "trace-report: --json and --csv: choose one\n");
+	if (json + csv + tree > 1) {
+		fprintf(stderr, "trace-report: --json, --csv and --tree: choose one\n");
+		return usage_error();
+	}
+	if (tree && compare) {
+		fprintf(stderr, "trace-report: --tree shows runs, not a --compare\n");
 		return usage_error();
 	}
 	if (compare) {
@@ -529,6 +542,12 @@ int main(int argc, char **argv)
 		rp_write_json(f, base.runs, base.n);
 	else if (csv)
 		rp_write_csv(f, base.runs, base.n);
+	else if (tree)
+		for (size_t i = 0; i < base.n; i++) {
+			if (i)
+				fputs("\n\n", f);
+			rp_write_tree(f, &base.runs[i], all ? 0 : 0.005);
+		}
 	else
 		rp_write_table(f, base.runs, base.n, all ? 0 : (size_t)top);
 	if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0)) {

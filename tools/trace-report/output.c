@@ -181,7 +181,11 @@ static void write_regions(FILE *f, const struct rp_run *r, size_t top)
 		char cell[512];
 		size_t w = screen_width(fmt_thread(cell, sizeof(cell), r->regions[i].max_thread));
 		wt = w > wt ? w : wt;
-		wk = col_width(wk, r->regions[i].kind, COL_MAX);
+		char kind[256]; /* "kokkos:reduce": a kernel's pattern after its kind */
+		snprintf(kind, sizeof(kind), "%s%s%s", r->regions[i].kind,
+			 r->regions[i].type ? ":" : "",
+			 r->regions[i].type ? r->regions[i].type : "");
+		wk = col_width(wk, kind, COL_MAX);
 	}
 	fprintf(f, "  %11s %6s %11s %9s %11s %11s %11s %6s  ", "exclusive", "%", "inclusive",
 		"calls", "min/call", "mean/call", "max/call", "imbal");
@@ -199,7 +203,10 @@ static void write_regions(FILE *f, const struct rp_run *r, size_t top)
 			rp_fmt_ns(me, sizeof(me), (double)g->mean_ns, 0),
 			rp_fmt_ns(mx, sizeof(mx), (double)g->max_ns, 0), g->imbalance);
 		put_cell(f, fmt_thread(cell, sizeof(cell), g->max_thread), wt + 1);
-		put_cell(f, rp_fmt_name(cell, sizeof(cell), g->kind, COL_MAX), wk + 1);
+		char kind[256];
+		snprintf(kind, sizeof(kind), "%s%s%s", g->kind, g->type ? ":" : "",
+			 g->type ? g->type : "");
+		put_cell(f, rp_fmt_name(cell, sizeof(cell), kind, COL_MAX), wk + 1);
 		char *name = malloc(strlen(g->name) * 4 + 1); /* the last column: whole */
 		fprintf(f, "%s\n",
 			name ? rp_fmt_name(name, strlen(g->name) * 4 + 1, g->name, 0) : "?");
@@ -391,6 +398,7 @@ void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top
 		write_meta(f, &runs[i]);
 		write_regions(f, &runs[i], top);
 		write_samples(f, &runs[i], top ? top : SIZE_MAX);
+		rp_write_memory(f, &runs[i]);
 		write_procs(f, &runs[i], top);
 	}
 	fprintf(f,

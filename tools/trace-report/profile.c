@@ -57,12 +57,92 @@ static void enter(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region)
 		acc_enter(A(cv), l->out, t, region, function);
 }
 
+static uint64_t attr(const struct cv_attr *attrs, unsigned n, enum cv_attr_id id, int *found)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (attrs[i].id == id) {
+			*found = 1;
+			return attrs[i].value;
+		}
+	*found = 0;
+	return 0;
+}
+
+/* "device memory": the space a GPU runtime's allocation lives in. */
+static void gpu_space(const struct cv *cv, uint64_t kind, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s memory", kind < cv->nstrings ? cv->strings[kind] : "GPU");
+}
+
+/*
+ * What the profile takes of attributes: bytes copied (Kokkos deep copies, GPU copies), and
+ * memory: Kokkos allocations (the space is in the region's name, "Kokkos allocate
+ * HostSpace"), GPU allocations (the address comes with the Leave) and frees.
+ */
 static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned nattrs)
 {
-	(void)attrs;
-	(void)nattrs;
+	struct acc_thread *s = l->out;
 	enter(cv, l, t, region);
+	if (!s || region >= cv->nregions)
+		return;
+	const struct cv_region *r = &cv->regions[region];
+	const char *name = cv->strings[r->name];
+	int has_bytes, has_label, has_addr, has_mem;
+	uint64_t bytes = attr(attrs, nattrs, CV_ATTR_KOKKOS_BYTES, &has_bytes);
+	uint64_t label = attr(attrs, nattrs, CV_ATTR_KOKKOS_LABEL, &has_label);
+	uint64_t addr = attr(attrs, nattrs, CV_ATTR_KOKKOS_ADDRESS, &has_addr);
+	if (r->paradigm == CV_PARADIGM_KOKKOS && has_addr && label < cv->nstrings) {
+		const char *space = strchr(name + sizeof("Kokkos"), ' ');
+		space = space ? space + 1 : "?";
+		if (r->role == CV_ROLE_ALLOCATE)
+			acc_alloc(A(cv), l->process, space, has_label ? cv->strings[label] : "?",
+				  addr, bytes, t);
+		else if (r->role == CV_ROLE_DEALLOCATE)
+			acc_dealloc(A(cv), l->process, space, addr);
+		return;
+	}
+	if (r->role == CV_ROLE_DATA_TRANSFER && has_bytes) {
+		acc_bytes(A(cv), region, bytes);
+		return;
+	}
+	uint64_t copied = attr(attrs, nattrs, CV_ATTR_GPU_BYTES, &has_bytes);
+	if (has_bytes)
+		acc_bytes(A(cv), region, copied);
+	uint64_t mem = attr(attrs, nattrs, CV_ATTR_GPU_MEMORY, &has_mem);
+	uint64_t size = attr(attrs, nattrs, CV_ATTR_ALLOCATION_SIZE, &has_bytes);
+	if (has_mem && has_bytes) { /* the address comes with its Leave */
+		char site[600], text[800];
+		cv_scl_text(cv, cv->cur_scl, site, sizeof(site));
+		snprintf(text, sizeof(text), "%s%s%s", name, cv->cur_scl ? " at " : "",
+			 cv->cur_scl ? site : "");
+		s->pending = (struct acc_pending){size, (uint32_t)mem, cv_string(cv, text), 1};
+		return;
+	}
+	uint64_t freed = attr(attrs, nattrs, CV_ATTR_ARGUMENT_ADDRESS, &has_addr);
+	if (has_mem && has_addr) {
+		char space[128];
+		gpu_space(cv, mem, space, sizeof(space));
+		acc_dealloc(A(cv), l->process, space, freed);
+	}
+}
+
+static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
+			const struct cv_attr *attrs, unsigned nattrs)
+{
+	struct acc_thread *s = l->out;
+	int found;
+	uint64_t addr = attr(attrs, nattrs, CV_ATTR_RESULT_ADDRESS, &found);
+	if (s && s->pending.set && found) {
+		char space[128];
+		gpu_space(cv, s->pending.space, space, sizeof(space));
+		acc_alloc(A(cv), l->process, space, cv->strings[s->pending.label], addr,
+			  s->pending.bytes, t);
+	}
+	if (s)
+		s->pending.set = 0;
+	if (l->out)
+		acc_leave(A(cv), l->out, t, region);
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
@@ -225,6 +305,7 @@ static const struct cv_ops profile_ops = {
     .task_event = task_event,
     .sample = sample,
     .enter_attrs = enter_attrs,
+    .leave_attrs = leave_attrs,
     .metric = metric,
     .marker = marker,
     .program_begin = program_begin,
@@ -300,8 +381,23 @@ void rp_run_free(struct rp_run *run)
 		free(run->regions[i].kind);
 		free(run->regions[i].role);
 		free(run->regions[i].max_thread);
+		free(run->regions[i].type);
 	}
 	free(run->regions);
+	for (size_t i = 0; i < run->ntree; i++) {
+		free(run->tree[i].name);
+		free(run->tree[i].kind);
+	}
+	free(run->tree);
+	for (size_t i = 0; i < run->nmemory; i++) {
+		struct rp_memory *ms = &run->memory[i];
+		free(ms->process);
+		free(ms->space);
+		for (size_t j = 0; j < ms->ntop; j++)
+			free(ms->top[j].label);
+		free(ms->top);
+	}
+	free(run->memory);
 	for (size_t i = 0; i < run->nprocs; i++) {
 		struct rp_process *p = &run->procs[i];
 		free(p->name);
@@ -469,9 +565,14 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 		goto out;
 	for (uint32_t r = 0; r < cv->nregions; r++) {
 		const struct cv_region *cr = &cv->regions[r];
-		ri[r] = (struct acc_region_info){cv->strings[cr->name],
-						 cv_paradigm_name(cr->paradigm, cr->role),
-						 cv_role_name(cr->role)};
+		const char *desc = cr->desc ? cv->strings[cr->desc - 1] : "";
+		const char *pattern = "Kokkos::parallel_";
+		ri[r] = (struct acc_region_info){
+		    cv->strings[cr->name], cv_paradigm_name(cr->paradigm, cr->role),
+		    cv_role_name(cr->role),
+		    cr->paradigm == CV_PARADIGM_KOKKOS && !strncmp(desc, pattern, strlen(pattern))
+			? desc + strlen(pattern)
+			: NULL};
 	}
 	for (size_t i = 0; i < cv->nprocs; i++) {
 		const struct cv_process *cp = &cv->procs[i];
@@ -486,7 +587,8 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 						    cp->ppid,
 						    cp->ended};
 	}
-	if (acc_build(acc, ri, cv->nregions, pinf, cv->nprocs, run))
+	if (acc_build(acc, ri, cv->nregions, pinf, cv->nprocs, run) ||
+	    acc_build_memory(acc, pinf, cv->nprocs, cv->stats.first_ns, run))
 		goto out;
 
 	struct rp_meta *m = &run->meta;

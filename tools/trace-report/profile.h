@@ -39,6 +39,38 @@ struct rp_region {
 	uint64_t thread_min_ns, thread_mean_ns, thread_max_ns;
 	double imbalance; /* thread_max_ns / thread_mean_ns (1: balanced) */
 	char *max_thread; /* "<process dir>/<thread index>", as trace-dump prints them */
+	char *type;	  /* a Kokkos kernel's pattern: "for", "reduce", "scan"; NULL: none */
+	uint64_t bytes;	  /* bytes its calls copied (deep copies, GPU copies); 0: none */
+};
+
+/* A node of the call tree: a region reached by one call path, over every thread (the tree
+ * of all threads' paths merged, as kokkos-tools' space-time-stack shows it).  parent: the
+ * index of the caller's node, -1 for a thread's outermost calls; parents come first. */
+struct rp_node {
+	char *name, *kind;
+	int64_t parent;
+	uint64_t calls, incl_ns, excl_ns;
+};
+
+/* An allocation live at a memory space's high-water mark. */
+struct rp_live {
+	char *label; /* the View's label, or the GPU call that allocated */
+	uint64_t bytes;
+};
+
+#define RP_LIVE_MAX 10 /* the largest allocations kept of those live at a high-water mark */
+
+/* A memory space of a process: Kokkos' (HostSpace, CudaSpace...) or a GPU runtime's
+ * ("device memory"), from the allocations the trace saw. */
+struct rp_memory {
+	char *process, *space;
+	uint64_t high_water; /* the most bytes live at once */
+	uint64_t at_ns;	     /* when, since the run's start */
+	uint64_t end_bytes;  /* live at the process's end */
+	uint64_t allocations, frees;
+	uint64_t live_at_high; /* allocations live at the high-water mark */
+	struct rp_live *top;   /* the largest of them, at most RP_LIVE_MAX, largest first */
+	size_t ntop;
 };
 
 struct rp_thread {
@@ -106,6 +138,11 @@ struct rp_run {
 	size_t nregions;
 	struct rp_process *procs;
 	size_t nprocs;
+	struct rp_node *tree; /* the call tree: empty in a profile saved before it existed */
+	size_t ntree;
+	int tree_cut; /* the tree reached its size limit: deeper paths count in their parent */
+	struct rp_memory *memory;
+	size_t nmemory;
 };
 
 typedef void (*rp_warn_fn)(void *ctx, const char *msg);
@@ -156,6 +193,10 @@ int rp_read_json(const char *path, struct rp_run **runs, size_t *nruns, char *er
 /* output.c: the readable table and CSV. */
 void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top);
 void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
+/* The call tree, top-down (nodes of at least `min` of the run's time) and bottom-up. */
+void rp_write_tree(FILE *f, const struct rp_run *run, double min);
+/* The memory spaces' high-water marks and what was live then. */
+void rp_write_memory(FILE *f, const struct rp_run *run);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
 char *rp_fmt_ns(char *buf, size_t len, double ns, int sign);
 /*

@@ -21,6 +21,49 @@
 
 /* ---- writing ---- */
 
+/* The call tree (parents first) and the memory spaces. */
+static void write_tree_json(struct jw *w, const struct rp_run *r)
+{
+	jw_array(w, "tree");
+	for (size_t i = 0; i < r->ntree; i++) {
+		const struct rp_node *t = &r->tree[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", t->name);
+		jw_str(w, "kind", t->kind);
+		jw_i64(w, "parent", t->parent);
+		jw_u64(w, "calls", t->calls);
+		jw_u64(w, "inclusive_ns", t->incl_ns);
+		jw_u64(w, "exclusive_ns", t->excl_ns);
+		jw_end(w);
+	}
+	jw_end(w);
+	if (r->tree_cut)
+		jw_bool(w, "tree_cut", 1);
+	jw_array(w, "memory");
+	for (size_t i = 0; i < r->nmemory; i++) {
+		const struct rp_memory *m = &r->memory[i];
+		jw_object(w, NULL);
+		jw_str(w, "process", m->process);
+		jw_str(w, "space", m->space);
+		jw_u64(w, "high_water_bytes", m->high_water);
+		jw_u64(w, "high_water_at_ns", m->at_ns);
+		jw_u64(w, "end_bytes", m->end_bytes);
+		jw_u64(w, "allocations", m->allocations);
+		jw_u64(w, "frees", m->frees);
+		jw_u64(w, "live_at_high_water", m->live_at_high);
+		jw_array(w, "largest_live");
+		for (size_t j = 0; j < m->ntop; j++) {
+			jw_object(w, NULL);
+			jw_str(w, "label", m->top[j].label);
+			jw_u64(w, "bytes", m->top[j].bytes);
+			jw_end(w);
+		}
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void write_run(struct jw *w, const struct rp_run *r)
 {
 	const struct rp_meta *m = &r->meta;
@@ -78,9 +121,18 @@ static void write_run(struct jw *w, const struct rp_run *r)
 		jw_u64(w, "thread_max_ns", g->thread_max_ns);
 		jw_double_exact(w, "imbalance", g->imbalance); /* prints back the same */
 		jw_str(w, "max_thread", g->max_thread);
+		if (g->type)
+			jw_str(w, "type", g->type);
+		if (g->bytes) {
+			double ns = (double)g->mean_ns * (double)g->calls;
+			jw_u64(w, "bytes", g->bytes);
+			if (ns > 0)
+				jw_double(w, "bytes_per_second", (double)g->bytes * 1e9 / ns);
+		}
 		jw_end(w);
 	}
 	jw_end(w);
+	write_tree_json(w, r);
 
 	const struct rp_samples *sp = &r->samples;
 	if (sp->count) {
@@ -312,6 +364,82 @@ static void read_region(struct rctx *c, const struct jv *o, struct rp_region *g)
 	g->thread_max_ns = get_u64(c, o, "thread_max_ns", 0);
 	g->imbalance = get_double(c, o, "imbalance");
 	g->max_thread = get_str(c, o, "max_thread", 0, "?");
+	g->type = get_str(c, o, "type", 0, NULL);
+	g->bytes = get_u64(c, o, "bytes", 0);
+}
+
+/* The call tree (optional: profiles saved before it have none); a parent comes before its
+ * children. */
+static void read_tree(struct rctx *c, const struct jv *o, struct rp_run *r, size_t len)
+{
+	const struct jv *a = member(c, o, "tree", JV_ARRAY, 0);
+	r->tree_cut = get_bool(c, o, "tree_cut");
+	if (!a || c->failed)
+		return;
+	if (!(r->tree = calloc(a->n + 1, sizeof(*r->tree)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".tree[%zu]", i);
+		const struct jv *v = a->items[i];
+		if (v->type != JV_OBJECT) {
+			bad(c, "must be an object, not %s", jv_type_name(v->type));
+			break;
+		}
+		struct rp_node *t = &r->tree[r->ntree++];
+		t->name = get_str(c, v, "name", 1, NULL);
+		t->kind = get_str(c, v, "kind", 1, NULL);
+		t->parent = get_i64(c, v, "parent");
+		t->calls = get_u64(c, v, "calls", 1);
+		t->incl_ns = get_u64(c, v, "inclusive_ns", 1);
+		t->excl_ns = get_u64(c, v, "exclusive_ns", 1);
+		if (!c->failed && (t->parent < -1 || t->parent >= (int64_t)i))
+			bad(c, "\"parent\" must be -1 or the index of an earlier node");
+	}
+	c->where[len] = '\0';
+}
+
+static void read_memory(struct rctx *c, const struct jv *o, struct rp_run *r, size_t len)
+{
+	const struct jv *a = member(c, o, "memory", JV_ARRAY, 0);
+	if (!a || c->failed)
+		return;
+	if (!(r->memory = calloc(a->n + 1, sizeof(*r->memory)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		snprintf(c->where + len, sizeof(c->where) - len, ".memory[%zu]", i);
+		const struct jv *v = a->items[i];
+		if (v->type != JV_OBJECT) {
+			bad(c, "must be an object, not %s", jv_type_name(v->type));
+			break;
+		}
+		struct rp_memory *m = &r->memory[r->nmemory++];
+		m->process = get_str(c, v, "process", 1, NULL);
+		m->space = get_str(c, v, "space", 1, NULL);
+		m->high_water = get_u64(c, v, "high_water_bytes", 1);
+		m->at_ns = get_u64(c, v, "high_water_at_ns", 0);
+		m->end_bytes = get_u64(c, v, "end_bytes", 0);
+		m->allocations = get_u64(c, v, "allocations", 0);
+		m->frees = get_u64(c, v, "frees", 0);
+		m->live_at_high = get_u64(c, v, "live_at_high_water", 0);
+		const struct jv *l = member(c, v, "largest_live", JV_ARRAY, 0);
+		if (!(m->top = calloc((l ? l->n : 0) + 1, sizeof(*m->top)))) {
+			bad(c, "out of memory");
+			break;
+		}
+		for (size_t j = 0; l && j < l->n && !c->failed; j++) {
+			if (l->items[j]->type != JV_OBJECT) {
+				bad(c, "largest_live[%zu] must be an object", j);
+				break;
+			}
+			m->top[m->ntop].label = get_str(c, l->items[j], "label", 1, NULL);
+			m->top[m->ntop++].bytes = get_u64(c, l->items[j], "bytes", 1);
+		}
+	}
+	c->where[len] = '\0';
 }
 
 /* A list of sample rows ("functions", "regions" or "paths" of "samples"); totals: the rows
@@ -454,6 +582,10 @@ static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const
 			    r->regions[i].kind);
 			return;
 		}
+	read_tree(c, o, r, len);
+	read_memory(c, o, r, len);
+	if (c->failed)
+		return;
 	const struct jv *smp = member(c, o, "samples", JV_OBJECT, 0);
 	if (smp) {
 		snprintf(c->where + len, sizeof(c->where) - len, ".samples");
