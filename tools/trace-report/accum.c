@@ -110,6 +110,11 @@ void acc_free(struct acc *a)
 {
 	free(a->nodes);
 	free(a->node_map);
+	for (size_t i = 0; i < a->nseries; i++)
+		acc_series_free(a->series[i]);
+	free(a->series);
+	free(a->mpi_msgs);
+	free(a->mpi_bytes);
 	free(a->rbytes);
 	acc_free_memory(a);
 	free(a->sfuncs);
@@ -145,6 +150,7 @@ void acc_thread_free(struct acc_thread *t)
 {
 	if (!t)
 		return;
+	free(t->tl);
 	free(t->stack);
 	free(t->tab);
 	free(t);
@@ -305,6 +311,10 @@ static void push(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t regi
 	e->calls += (uint64_t)calls;
 	e->open++;
 	int root = t->depth == 0 && function;
+	if (!t->tl && !(t->tl = acc_timeline_new(ts)))
+		a->oom = 1;
+	if (t->tl)
+		acc_timeline_at(t->tl, ts, region + 1);
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : 0;
 	uint32_t node = parent == UINT32_MAX ? UINT32_MAX : node_of(a, parent, region);
 	if (node != UINT32_MAX)
@@ -342,6 +352,8 @@ static void pop(struct acc *a, struct acc_thread *t, uint64_t ts)
 		t->stack[t->depth - 1].child += dur;
 	if (!f.root && (t->depth == 0 || (t->depth == 1 && t->stack[0].root)))
 		t->in_regions += dur;
+	if (t->tl)
+		acc_timeline_at(t->tl, ts, t->depth ? t->stack[t->depth - 1].region + 1 : 0);
 }
 
 void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region)
@@ -664,9 +676,15 @@ int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name)
 		char *dup = json_utf8_dup(name ? name : "?");
 		if (!dup)
 			goto oom;
-		p->threads[p->n++] = (struct rp_thread){
-		    t->index,	   t->tid,    dup,    t->seen ? t->last - t->first : 0,
+		struct rp_thread *th = &p->threads[p->n++];
+		*th = (struct rp_thread){
+		    NULL,	   t->index,  t->tid, dup, t->seen ? t->last - t->first : 0,
 		    t->in_regions, t->events, t->lost};
+		if (t->tl) {
+			acc_timeline_at(t->tl, t->last, 0);
+			if (acc_timeline_build(t->tl, th))
+				goto oom;
+		}
 		if (t->seen) {
 			if (!p->seen || t->first < p->first)
 				p->first = t->first;
@@ -762,12 +780,38 @@ int acc_build(struct acc *a, const struct acc_region_info *regions, uint32_t nre
 		double mean = (double)r->tsum / r->threads;
 		g->imbalance = mean > 0 ? (double)r->tmax / mean : 1.0;
 		g->bytes = i < a->nrbytes ? a->rbytes[i] : 0;
+		g->id = i;
 		if (regions[i].type && !(g->type = strdup(regions[i].type)))
 			return -1;
 	}
 	rp_sort_regions(run);
 	if (build_tree(a, regions, nregions, run))
 		return -1;
+	/* The timelines' region ids become the sorted regions' indices. */
+	int32_t *index = malloc(((size_t)a->nregions + 1) * sizeof(*index));
+	if (!index)
+		return -1;
+	for (uint32_t i = 0; i <= a->nregions; i++)
+		index[i] = -1;
+	for (size_t i = 0; i < run->nregions; i++)
+		index[run->regions[i].id] = (int32_t)i;
+	for (size_t p = 0; p < a->nprocs; p++)
+		for (size_t j = 0; j < a->procs[p].n; j++) {
+			struct rp_timeline *tl = a->procs[p].threads[j].timeline;
+			for (uint32_t k = 0; tl && k < tl->n; k++) {
+				uint32_t id = (uint32_t)tl->region[k];
+				tl->region[k] = id && id - 1 < a->nregions ? index[id - 1] : -1;
+			}
+		}
+	free(index);
+	run->series = a->series;
+	run->nseries = a->nseries;
+	a->series = NULL;
+	a->nseries = 0;
+	run->mpi_size = a->mpi_size;
+	run->mpi_msgs = a->mpi_msgs;
+	run->mpi_bytes = a->mpi_bytes;
+	a->mpi_msgs = a->mpi_bytes = NULL;
 	if (build_samples(a, regions, nregions, &run->samples))
 		return -1;
 

@@ -24,6 +24,7 @@ struct acc_region;
 struct acc_process;
 struct acc_node;
 struct acc_space;
+struct acc_timeline;
 
 /* One thread while it is live (between acc_thread_new and acc_thread_end). */
 struct acc_thread {
@@ -41,6 +42,7 @@ struct acc_thread {
 		uint32_t team, creator, gen; /* gen 0: the thread's implicit task */
 	} task;				     /* the task it runs (acc_task_switch) */
 	uint32_t task_base;		     /* the depth where that task's own calls begin */
+	struct acc_timeline *tl;	     /* its bins over time, from its first call */
 	struct acc_pending { /* the reader's: an allocating call awaiting its result */
 		uint64_t bytes;
 		uint32_t space, label; /* the reader's string ids */
@@ -75,6 +77,10 @@ struct acc {
 	uint32_t nrbytes;
 	struct acc_space *spaces; /* memory spaces, per process */
 	size_t nspaces;
+	struct rp_series **series; /* over time: the spaces' bytes, the samplers' metrics */
+	size_t nseries;
+	uint32_t mpi_size; /* MPI messages: [sender * mpi_size + receiver] */
+	uint64_t *mpi_msgs, *mpi_bytes;
 };
 
 /* What the reader knows of each region and process, for acc_build. */
@@ -142,15 +148,31 @@ void acc_bytes(struct acc *a, uint32_t region, uint64_t bytes);
 /*
  * Memory (memory.c): `bytes` at addr allocated in space (of process) at ts, with a label;
  * freed.  A free of an address the space never saw allocated is passed over.  Memory: per
- * live allocation.
+ * live allocation.  The bytes live over time go to the run's series "memory: SPACE (process
+ * index P)", named after the process by acc_build_memory.
  */
 void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *label, uint64_t addr,
 	       uint64_t bytes, uint64_t ts);
-void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr);
+void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr, uint64_t ts);
 /* The spaces into run->memory (process names from procs); at_ns counted from origin. */
 int acc_build_memory(struct acc *a, const struct acc_process_info *procs, size_t nprocs,
 		     uint64_t origin, struct rp_run *run);
 void acc_free_memory(struct acc *a);
+
+/* timeline.c: a thread's bins (see profile.h); a quantity over time. */
+struct acc_timeline *acc_timeline_new(uint64_t origin);
+/* From ts on, region (id + 1; 0: none) is the innermost open call. */
+void acc_timeline_at(struct acc_timeline *tl, uint64_t ts, uint32_t region);
+void acc_timeline_cpu(struct acc_timeline *tl, uint64_t ts, int cpu);
+/* Into t->timeline, regions as ids + 1 (acc_build makes them indices). 0, or -1: memory. */
+int acc_timeline_build(const struct acc_timeline *tl, struct rp_thread *t);
+struct rp_series *acc_series_new(const char *name, const char *unit, uint64_t origin);
+void acc_series_add(struct rp_series *s, uint64_t ts, double v);
+void acc_series_free(struct rp_series *s);
+/* The series named `name` of the run, made on first use; NULL when out of memory. */
+struct rp_series *acc_series(struct acc *a, const char *name, const char *unit, uint64_t ts);
+/* An MPI message of `bytes` from world rank src to dst (of size ranks). */
+void acc_message(struct acc *a, uint32_t size, uint32_t src, uint32_t dst, uint64_t bytes);
 
 /* Frees a thread without counting it (after a failure). */
 void acc_thread_free(struct acc_thread *t);

@@ -34,6 +34,11 @@ static const char usage[] =
     "      --json           the runs as JSON (schema libtrace-profile/1; a baseline to\n"
     "                       --compare against: several RUNs make one file)\n"
     "      --csv            one line per region and run, times in ns\n"
+    "      --html           one self-contained HTML page instead (no network: opens\n"
+    "                       offline, a CI artifact): warnings, the threads and cores\n"
+    "                       over time (zoomable), the sortable profile, the call tree,\n"
+    "                       memory over time and its high-water marks, the samplers'\n"
+    "                       series, the MPI message matrix\n"
     "      --tree           the call tree instead: top-down (each region under the\n"
     "                       path that called it, over all threads) and bottom-up (each\n"
     "                       region by exclusive time, its callers below); nodes of 0.5%\n"
@@ -343,6 +348,7 @@ enum {
 	OPT_JUNIT,
 	OPT_MARKDOWN,
 	OPT_TREE,
+	OPT_HTML,
 };
 
 int main(int argc, char **argv)
@@ -364,6 +370,7 @@ int main(int argc, char **argv)
 	    {"junit", required_argument, NULL, OPT_JUNIT},
 	    {"markdown", required_argument, NULL, OPT_MARKDOWN},
 	    {"tree", no_argument, NULL, OPT_TREE},
+	    {"html", no_argument, NULL, OPT_HTML},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -371,7 +378,7 @@ int main(int argc, char **argv)
 	/* The profiles hold what the traces hold (the program's arguments): as private. */
 	umask(077);
 	const char *out_path = NULL, *min_diff_arg = NULL;
-	int json = 0, csv = 0, all = 0, compare = 0, tree = 0, c;
+	int json = 0, csv = 0, all = 0, compare = 0, tree = 0, html = 0, c;
 	long top = 20;
 	struct rp_cmp_opts co = {RP_METRIC_INCLUSIVE, 0.05, 1e6, 0.05, 0, 0, 0, NULL, NULL};
 	struct warnings w = {0};
@@ -390,6 +397,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TREE:
 			tree = 1;
+			break;
+		case OPT_HTML:
+			html = 1;
 			break;
 		case OPT_TOP:
 			errno = 0;
@@ -470,12 +480,12 @@ int main(int argc, char **argv)
 			return usage_error();
 		}
 	}
-	if (json + csv + tree > 1) {
-		fprintf(stderr, "trace-report: --json, --csv and --tree: choose one\n");
+	if (json + csv + tree + html > 1) {
+		fprintf(stderr, "trace-report: --json, --csv, --tree and --html: choose one\n");
 		return usage_error();
 	}
-	if (tree && compare) {
-		fprintf(stderr, "trace-report: --tree shows runs, not a --compare\n");
+	if ((tree || html) && compare) {
+		fprintf(stderr, "trace-report: --tree and --html show runs, not a --compare\n");
 		return usage_error();
 	}
 	if (compare) {
@@ -542,6 +552,8 @@ int main(int argc, char **argv)
 		rp_write_json(f, base.runs, base.n);
 	else if (csv)
 		rp_write_csv(f, base.runs, base.n);
+	else if (html)
+		rp_write_html(f, base.runs, base.n);
 	else if (tree)
 		for (size_t i = 0; i < base.n; i++) {
 			if (i)

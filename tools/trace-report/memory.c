@@ -9,6 +9,8 @@
  * after a new mark, or at the end.  Memory: per live allocation; a free looks the address
  * up from the newest allocation back (programs mostly free what they allocated last).
  */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ struct acc_alloc_live {
 struct acc_space {
 	uint32_t process;
 	char *name;
+	struct rp_series *series; /* the bytes live over time */
 	struct acc_alloc_live *live;
 	size_t nlive, cap;
 	uint64_t cur, high, high_ts, allocs, frees;
@@ -46,7 +49,10 @@ static struct acc_space *space_of(struct acc *a, uint32_t process, const char *n
 	s = &a->spaces[a->nspaces];
 	memset(s, 0, sizeof(*s));
 	s->process = process;
-	if (!(s->name = json_utf8_dup(name))) {
+	char title[300];
+	snprintf(title, sizeof(title), "memory: %s (process index %u)", name, process);
+	if (!(s->name = json_utf8_dup(name)) || !(s->series = acc_series(a, title, "B", 0))) {
+		free(s->name);
 		a->oom = 1;
 		return NULL;
 	}
@@ -103,6 +109,9 @@ void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *l
 	s->live[s->nlive++] = (struct acc_alloc_live){addr, bytes, dup};
 	s->allocs++;
 	s->cur += bytes;
+	if (!s->series->n) /* the series begins with the space's first allocation */
+		s->series->origin = ts;
+	acc_series_add(s->series, ts, (double)s->cur);
 	if (s->cur > s->high) {
 		s->high = s->cur;
 		s->high_ts = ts;
@@ -110,7 +119,7 @@ void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *l
 	}
 }
 
-void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr)
+void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr, uint64_t ts)
 {
 	struct acc_space *s = space_of(a, process, space);
 	if (!s)
@@ -125,6 +134,7 @@ void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t ad
 	struct acc_alloc_live *l = &s->live[i - 1];
 	s->cur -= l->bytes;
 	s->frees++;
+	acc_series_add(s->series, ts, (double)s->cur);
 	free(l->label);
 	memmove(l, l + 1, (s->nlive - i) * sizeof(*l));
 	s->nlive--;
@@ -150,6 +160,11 @@ int acc_build_memory(struct acc *a, const struct acc_process_info *procs, size_t
 			take_high(a, s);
 		struct rp_memory *m = &run->memory[run->nmemory++];
 		m->process = json_utf8_dup(s->process < nprocs ? procs[s->process].name : "?");
+		char *title = NULL;
+		if (asprintf(&title, "memory: %s, %s", m->process ? m->process : "?", s->name) < 0)
+			return -1;
+		free(s->series->name);
+		s->series->name = title;
 		m->space = strdup(s->name);
 		m->top = calloc(s->ntop + 1, sizeof(*m->top));
 		if (!m->process || !m->space || !m->top)

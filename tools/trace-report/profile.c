@@ -99,7 +99,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 			acc_alloc(A(cv), l->process, space, has_label ? cv->strings[label] : "?",
 				  addr, bytes, t);
 		else if (r->role == CV_ROLE_DEALLOCATE)
-			acc_dealloc(A(cv), l->process, space, addr);
+			acc_dealloc(A(cv), l->process, space, addr, t);
 		return;
 	}
 	if (r->role == CV_ROLE_DATA_TRANSFER && has_bytes) {
@@ -123,7 +123,7 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	if (has_mem && has_addr) {
 		char space[128];
 		gpu_space(cv, mem, space, sizeof(space));
-		acc_dealloc(A(cv), l->process, space, freed);
+		acc_dealloc(A(cv), l->process, space, freed, t);
 	}
 }
 
@@ -247,12 +247,46 @@ static void sample(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t ctx, ui
 	acc_sample(A(cv), s, t, cpu_ns, f, n);
 }
 
+/* Metrics count on threads; the CPU a thread runs on goes to its timeline, the samplers'
+ * metrics (energy, temperature, memory) to the run's series. */
 static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint64_t raw)
 {
-	(void)cv;
-	(void)m;
-	(void)raw;
+	struct acc_thread *s = l->out;
+	const struct cv_metric *d = &cv->metrics[m];
+	const char *name = cv->strings[d->name];
 	count(l, t);
+	if (s && !strcmp(name, "CPU")) {
+		if (!s->tl)
+			s->tl = acc_timeline_new(t);
+		if (s->tl)
+			acc_timeline_cpu(s->tl, t, (int)raw);
+		return;
+	}
+	if (l->kind != CV_LOC_METRIC)
+		return;
+	double v;
+	if (d->is_double)
+		memcpy(&v, &raw, sizeof(v));
+	else
+		v = (double)(int64_t)raw;
+	char full[600];
+	snprintf(full, sizeof(full), "%s: %s", cv->strings[cv->procs[l->process].name], name);
+	struct rp_series *sr = acc_series(A(cv), full, cv->strings[d->unit], t);
+	if (sr)
+		acc_series_add(sr, t, v);
+}
+
+/* Messages between MPI ranks, for the report's matrix: counted where they are sent. */
+static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, uint32_t comm,
+		    uint32_t peer, uint32_t tag, uint64_t bytes, uint64_t request)
+{
+	(void)t, (void)tag, (void)request; /* not an event of the profile's count */
+	int self = cv->procs[l->process].mpi_rank;
+	if (self < 0 || (kind != LT_MPI_SEND && kind != LT_MPI_ISEND))
+		return;
+	uint32_t dst = cv_world_rank(cv, comm, peer, (uint32_t)self);
+	if (dst != LT_MPI_NO_RANK)
+		acc_message(A(cv), cv->mpi_world, (uint32_t)self, dst, bytes);
 }
 
 /*
@@ -307,6 +341,7 @@ static const struct cv_ops profile_ops = {
     .enter_attrs = enter_attrs,
     .leave_attrs = leave_attrs,
     .metric = metric,
+    .mpi_p2p = mpi_p2p,
     .marker = marker,
     .program_begin = program_begin,
     .program_end = program_end,
@@ -398,6 +433,11 @@ void rp_run_free(struct rp_run *run)
 		free(ms->top);
 	}
 	free(run->memory);
+	for (size_t i = 0; i < run->nseries; i++)
+		acc_series_free(run->series[i]);
+	free(run->series);
+	free(run->mpi_msgs);
+	free(run->mpi_bytes);
 	for (size_t i = 0; i < run->nprocs; i++) {
 		struct rp_process *p = &run->procs[i];
 		free(p->name);

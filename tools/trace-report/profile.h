@@ -40,6 +40,7 @@ struct rp_region {
 	double imbalance; /* thread_max_ns / thread_mean_ns (1: balanced) */
 	char *max_thread; /* "<process dir>/<thread index>", as trace-dump prints them */
 	char *type;	  /* a Kokkos kernel's pattern: "for", "reduce", "scan"; NULL: none */
+	uint32_t id;	  /* the reader's region id, while the run is built */
 	uint64_t bytes;	  /* bytes its calls copied (deep copies, GPU copies); 0: none */
 };
 
@@ -73,7 +74,27 @@ struct rp_memory {
 	size_t ntop;
 };
 
+/* What the HTML report draws over time, in RP_BINS bins of `width` ns from `origin` (the
+ * trace's monotonic clock): per thread, the region it spent most of each bin in and the CPU
+ * it ran on; per quantity, each bin's maximum (timeline.c). */
+#define RP_BINS 1024
+
+struct rp_timeline {
+	uint64_t origin, width;
+	uint32_t n;		 /* bins used */
+	int32_t region[RP_BINS]; /* index into rp_run.regions; -1: none */
+	int32_t cpu[RP_BINS];	 /* -1: not known */
+};
+
+struct rp_series {
+	char *name, *unit;
+	uint64_t origin, width;
+	uint32_t n;
+	double v[RP_BINS]; /* NaN: no value in that bin */
+};
+
 struct rp_thread {
+	struct rp_timeline *timeline; /* NULL: none (a saved profile) */
 	uint32_t index, tid;
 	char *name;
 	uint64_t lifetime_ns;	/* first to last event */
@@ -143,6 +164,12 @@ struct rp_run {
 	int tree_cut; /* the tree reached its size limit: deeper paths count in their parent */
 	struct rp_memory *memory;
 	size_t nmemory;
+	/* Over time (not saved in JSON): memory spaces' bytes, samplers' metrics. */
+	struct rp_series **series;
+	size_t nseries;
+	/* MPI messages sent from world rank s to d: [s * mpi_size + d]; mpi_size 0: none. */
+	uint32_t mpi_size;
+	uint64_t *mpi_msgs, *mpi_bytes;
 };
 
 typedef void (*rp_warn_fn)(void *ctx, const char *msg);
@@ -197,6 +224,8 @@ void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
 void rp_write_tree(FILE *f, const struct rp_run *run, double min);
 /* The memory spaces' high-water marks and what was live then. */
 void rp_write_memory(FILE *f, const struct rp_run *run);
+/* html.c: one self-contained page of the runs. */
+void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
 char *rp_fmt_ns(char *buf, size_t len, double ns, int sign);
 /*

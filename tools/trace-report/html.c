@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * html.c - trace-report --html: one self-contained page (report.html, built into the
+ * program) with the runs' data as JSON in it: metadata and warnings, the profile, the call
+ * tree, memory, the threads' and cores' timelines (timeline.c's bins), the samplers' series
+ * and the MPI message matrix.  The page draws them itself, offline.  Its size is the
+ * profile's plus RP_BINS bins per thread and series: it summarises, it does not embed the
+ * events.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile.h"
+
+extern const char rp_report_html[]; /* report.html */
+
+#define MARK "/*LIBTRACE_DATA*/"
+
+static void warnings(struct jw *w, const struct rp_run *r)
+{
+	const struct rp_totals *t = &r->totals;
+	char buf[300];
+	jw_array(w, "warnings");
+	if (t->lost) {
+		snprintf(buf, sizeof(buf), "%llu events were lost while tracing",
+			 (unsigned long long)t->lost);
+		jw_str(w, NULL, buf);
+	}
+	if (t->damaged)
+		jw_str(w, NULL, "the trace is damaged: what was valid is shown");
+	if (t->truncated) {
+		snprintf(buf, sizeof(buf), "%llu threads' records end in a file cut short",
+			 (unsigned long long)t->truncated);
+		jw_str(w, NULL, buf);
+	}
+	if (t->cut_processes) {
+		snprintf(buf, sizeof(buf), "%llu processes were killed or their files cut short",
+			 (unsigned long long)t->cut_processes);
+		jw_str(w, NULL, buf);
+	}
+	if (t->unclosed) {
+		snprintf(buf, sizeof(buf), "%llu regions were left open (closed at their end)",
+			 (unsigned long long)t->unclosed);
+		jw_str(w, NULL, buf);
+	}
+	if (t->anomalies) {
+		snprintf(buf, sizeof(buf), "%llu records made no sense (leaves without enter...)",
+			 (unsigned long long)t->anomalies);
+		jw_str(w, NULL, buf);
+	}
+	jw_end(w);
+}
+
+static void series(struct jw *w, const struct rp_series *s)
+{
+	jw_object(w, NULL);
+	jw_str(w, "name", s->name);
+	jw_str(w, "unit", s->unit);
+	jw_u64(w, "origin", s->origin);
+	jw_u64(w, "width", s->width);
+	jw_array(w, "v");
+	for (uint32_t i = 0; i < s->n; i++)
+		if (isnan(s->v[i]))
+			jw_null(w, NULL);
+		else
+			jw_double(w, NULL, s->v[i]);
+	jw_end(w);
+	jw_end(w);
+}
+
+static void run_data(struct jw *w, const struct rp_run *r)
+{
+	const struct rp_meta *m = &r->meta;
+	jw_object(w, NULL);
+	jw_str(w, "trace", r->trace);
+	jw_str(w, "program", m->program);
+	jw_array(w, "arguments");
+	for (size_t i = 0; i < m->nargs; i++)
+		jw_str(w, NULL, m->args[i]);
+	jw_end(w);
+	jw_str(w, "host", m->host);
+	jw_str(w, "start", m->start);
+	jw_u64(w, "duration_ns", m->duration_ns);
+	jw_u64(w, "processes", m->processes);
+	jw_u64(w, "nthreads", m->threads);
+	warnings(w, r);
+	jw_array(w, "regions");
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct rp_region *g = &r->regions[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", g->name);
+		jw_str(w, "kind", g->kind);
+		if (g->type)
+			jw_str(w, "type", g->type);
+		jw_u64(w, "calls", g->calls);
+		jw_u64(w, "inclusive_ns", g->incl_ns);
+		jw_u64(w, "exclusive_ns", g->excl_ns);
+		jw_u64(w, "min_ns", g->min_ns);
+		jw_u64(w, "mean_ns", g->mean_ns);
+		jw_u64(w, "max_ns", g->max_ns);
+		jw_double_exact(w, "imbalance", g->imbalance);
+		if (g->bytes)
+			jw_u64(w, "bytes", g->bytes);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_array(w, "tree");
+	for (size_t i = 0; i < r->ntree; i++) {
+		const struct rp_node *t = &r->tree[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", t->name);
+		jw_str(w, "kind", t->kind);
+		jw_i64(w, "parent", t->parent);
+		jw_u64(w, "calls", t->calls);
+		jw_u64(w, "inclusive_ns", t->incl_ns);
+		jw_u64(w, "exclusive_ns", t->excl_ns);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_array(w, "threads");
+	for (size_t p = 0; p < r->nprocs; p++)
+		for (size_t j = 0; j < r->procs[p].nthreads; j++) {
+			const struct rp_thread *t = &r->procs[p].threads[j];
+			jw_object(w, NULL);
+			jw_str(w, "process", r->procs[p].name);
+			jw_str(w, "name", t->name);
+			jw_u64(w, "index", t->index);
+			jw_u64(w, "events", t->events);
+			jw_u64(w, "lost", t->lost);
+			if (t->timeline) {
+				const struct rp_timeline *tl = t->timeline;
+				jw_object(w, "tl");
+				jw_u64(w, "origin", tl->origin);
+				jw_u64(w, "width", tl->width);
+				jw_array(w, "region");
+				for (uint32_t k = 0; k < tl->n; k++)
+					jw_i64(w, NULL, tl->region[k]);
+				jw_end(w);
+				jw_array(w, "cpu");
+				for (uint32_t k = 0; k < tl->n; k++)
+					jw_i64(w, NULL, tl->cpu[k]);
+				jw_end(w);
+				jw_end(w);
+			}
+			jw_end(w);
+		}
+	jw_end(w);
+	jw_array(w, "memory");
+	for (size_t i = 0; i < r->nmemory; i++) {
+		const struct rp_memory *s = &r->memory[i];
+		jw_object(w, NULL);
+		jw_str(w, "process", s->process);
+		jw_str(w, "space", s->space);
+		jw_u64(w, "high_water_bytes", s->high_water);
+		jw_u64(w, "high_water_at_ns", s->at_ns);
+		jw_u64(w, "end_bytes", s->end_bytes);
+		jw_u64(w, "live_at_high_water", s->live_at_high);
+		jw_array(w, "largest_live");
+		for (size_t j = 0; j < s->ntop; j++) {
+			jw_object(w, NULL);
+			jw_str(w, "label", s->top[j].label);
+			jw_u64(w, "bytes", s->top[j].bytes);
+			jw_end(w);
+		}
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_array(w, "series");
+	for (size_t i = 0; i < r->nseries; i++)
+		if (r->series[i]->n)
+			series(w, r->series[i]);
+	jw_end(w);
+	jw_object(w, "mpi");
+	jw_u64(w, "size", r->mpi_size);
+	jw_array(w, "msgs");
+	for (size_t i = 0; i < (size_t)r->mpi_size * r->mpi_size; i++)
+		jw_u64(w, NULL, r->mpi_msgs[i]);
+	jw_end(w);
+	jw_array(w, "bytes");
+	for (size_t i = 0; i < (size_t)r->mpi_size * r->mpi_size; i++)
+		jw_u64(w, NULL, r->mpi_bytes[i]);
+	jw_end(w);
+	jw_end(w);
+	jw_end(w);
+}
+
+void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns)
+{
+	const char *mark = strstr(rp_report_html, MARK);
+	char *data = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&data, &len);
+	if (!mark || !m) {
+		if (m)
+			fclose(m);
+		free(data);
+		fputs("trace-report: the HTML page is missing its data mark\n", stderr);
+		return;
+	}
+	struct jw w;
+	jw_init(&w, m);
+	jw_object(&w, NULL);
+	jw_str(&w, "schema", "libtrace-report/1");
+	jw_array(&w, "runs");
+	for (size_t i = 0; i < nruns; i++)
+		run_data(&w, &runs[i]);
+	jw_end(&w);
+	jw_end(&w);
+	fclose(m);
+	fwrite(rp_report_html, 1, (size_t)(mark - rp_report_html), f);
+	/* Inside a script element: "<" only in strings, where \u003c reads the same. */
+	for (size_t i = 0; i < len; i++)
+		if (data[i] == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(data[i], f);
+	fputs(mark + strlen(MARK), f);
+	free(data);
+}
