@@ -67,9 +67,18 @@ if [ "$mode" = demo ]; then
 	otf2-print -G "$out.otf2/traces.otf2" | grep -E '^(LOCATION|REGION) ' | cut -c1-110
 	otf2-print --silent -Werror "$out.otf2/traces.otf2" >/dev/null && echo "bootstrap: otf2-print -Werror accepts it"
 	echo
+	rm -f "$out.json" "$out.html"
+	echo "bootstrap: without Vampir: build/trace2otf2 --format=chrome $out (Perfetto UI, speedscope)"
+	build/trace2otf2 -q --format=chrome "$out"
+	echo "bootstrap: and one self-contained page: build/trace-report --html -o $out.html $out"
+	build/trace-report -q --html -o "$out.html" "$out"
+	echo "bootstrap: the call tree (build/trace-report --tree $out):"
+	build/trace-report -q --tree "$out" | sed -n 3,14p
+	echo
 	echo "bootstrap: done. Library: build/libtrace.so, launcher: build/trace-run,"
 	echo "           converter: build/trace2otf2, reader: build/trace-dump,"
-	echo "           trace: $out, OTF2 archive for Vampir: $out.otf2/traces.otf2"
+	echo "           trace: $out, OTF2 archive for Vampir: $out.otf2/traces.otf2,"
+	echo "           Trace Event JSON: $out.json, HTML report: $out.html (open it in a browser)"
 	exit 0
 fi
 
@@ -106,7 +115,10 @@ mpi_targets=$(grep -oE 'trace-mpi-(openmpi|mpich)$' <<<"$targets" | sort -u || t
 if grep -q 'mock_cupti$' <<<"$targets"; then
 	cmake --build build-asan -j"$jobs" --target mock_cupti cupti_app
 fi
-(cd build-asan && ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock)$')
+# trace-report's call tree, memory and timelines, and the Trace Event JSON, too.
+cmake --build build-asan -j"$jobs" --target slow_region pthread_pipeline
+if grep -q 'kokkos_app$' <<<"$targets"; then cmake --build build-asan -j"$jobs" --target kokkos_app; fi
+(cd build-asan && ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock|report-tree|chrome)$')
 # The reader's fuzz target for a minute (tools/fuzz/run.sh; clang and libFuzzer).
 bash tools/fuzz/run.sh 60 build-fuzz 2>&1 | tail -12
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \

@@ -108,19 +108,7 @@ static void run_data(struct jw *w, const struct rp_run *r)
 		jw_end(w);
 	}
 	jw_end(w);
-	jw_array(w, "tree");
-	for (size_t i = 0; i < r->ntree; i++) {
-		const struct rp_node *t = &r->tree[i];
-		jw_object(w, NULL);
-		jw_str(w, "name", t->name);
-		jw_str(w, "kind", t->kind);
-		jw_i64(w, "parent", t->parent);
-		jw_u64(w, "calls", t->calls);
-		jw_u64(w, "inclusive_ns", t->incl_ns);
-		jw_u64(w, "exclusive_ns", t->excl_ns);
-		jw_end(w);
-	}
-	jw_end(w);
+	rp_write_tree_json(w, r);
 	jw_array(w, "threads");
 	for (size_t p = 0; p < r->nprocs; p++)
 		for (size_t j = 0; j < r->procs[p].nthreads; j++) {
@@ -149,27 +137,7 @@ static void run_data(struct jw *w, const struct rp_run *r)
 			jw_end(w);
 		}
 	jw_end(w);
-	jw_array(w, "memory");
-	for (size_t i = 0; i < r->nmemory; i++) {
-		const struct rp_memory *s = &r->memory[i];
-		jw_object(w, NULL);
-		jw_str(w, "process", s->process);
-		jw_str(w, "space", s->space);
-		jw_u64(w, "high_water_bytes", s->high_water);
-		jw_u64(w, "high_water_at_ns", s->at_ns);
-		jw_u64(w, "end_bytes", s->end_bytes);
-		jw_u64(w, "live_at_high_water", s->live_at_high);
-		jw_array(w, "largest_live");
-		for (size_t j = 0; j < s->ntop; j++) {
-			jw_object(w, NULL);
-			jw_str(w, "label", s->top[j].label);
-			jw_u64(w, "bytes", s->top[j].bytes);
-			jw_end(w);
-		}
-		jw_end(w);
-		jw_end(w);
-	}
-	jw_end(w);
+	rp_write_memory_json(w, r);
 	jw_array(w, "series");
 	for (size_t i = 0; i < r->nseries; i++)
 		if (r->series[i]->n)

@@ -21,8 +21,7 @@
 
 /* ---- writing ---- */
 
-/* The call tree (parents first) and the memory spaces. */
-static void write_tree_json(struct jw *w, const struct rp_run *r)
+void rp_write_tree_json(struct jw *w, const struct rp_run *r)
 {
 	jw_array(w, "tree");
 	for (size_t i = 0; i < r->ntree; i++) {
@@ -39,6 +38,10 @@ static void write_tree_json(struct jw *w, const struct rp_run *r)
 	jw_end(w);
 	if (r->tree_cut)
 		jw_bool(w, "tree_cut", 1);
+}
+
+void rp_write_memory_json(struct jw *w, const struct rp_run *r)
+{
 	jw_array(w, "memory");
 	for (size_t i = 0; i < r->nmemory; i++) {
 		const struct rp_memory *m = &r->memory[i];
@@ -132,7 +135,8 @@ static void write_run(struct jw *w, const struct rp_run *r)
 		jw_end(w);
 	}
 	jw_end(w);
-	write_tree_json(w, r);
+	rp_write_tree_json(w, r);
+	rp_write_memory_json(w, r);
 
 	const struct rp_samples *sp = &r->samples;
 	if (sp->count) {

@@ -642,21 +642,18 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 	otf2_check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
 }
 
-static const struct {
-	const char *category;
-	OTF2_MarkerSeverity severity;
-} marker_kinds[CV_MARK_KINDS] = {
-    [CV_MARK_USER] = {"Annotation", OTF2_SEVERITY_NONE},
-    [CV_MARK_LOST] = {"Lost events", OTF2_SEVERITY_HIGH},
-    [CV_MARK_TRUNCATED] = {"Truncated trace", OTF2_SEVERITY_HIGH},
-    [CV_MARK_CLOSED] = {"Regions closed by the converter", OTF2_SEVERITY_MEDIUM},
-    [CV_MARK_KOKKOS_EVENT] = {"Kokkos profile event", OTF2_SEVERITY_NONE},
-    [CV_MARK_KOKKOS_DUALVIEW] = {"Kokkos DualView", OTF2_SEVERITY_NONE},
-    [CV_MARK_KOKKOS_LEAK] = {"Kokkos memory never freed", OTF2_SEVERITY_HIGH},
-    [CV_MARK_KOKKOS_KEPT] = {"Kokkos runtime memory kept past finalize", OTF2_SEVERITY_LOW},
-    [CV_MARK_KOKKOS_UNFINALIZED] = {"Kokkos memory live at an exit without finalize",
-				    OTF2_SEVERITY_MEDIUM},
-    [CV_MARK_GPU_LEAK] = {"GPU memory never freed", OTF2_SEVERITY_HIGH},
+/* How grave each kind of marker is (its category is cv_mark_category's). */
+static const OTF2_MarkerSeverity marker_severity[CV_MARK_KINDS] = {
+    [CV_MARK_USER] = OTF2_SEVERITY_NONE,
+    [CV_MARK_LOST] = OTF2_SEVERITY_HIGH,
+    [CV_MARK_TRUNCATED] = OTF2_SEVERITY_HIGH,
+    [CV_MARK_CLOSED] = OTF2_SEVERITY_MEDIUM,
+    [CV_MARK_KOKKOS_EVENT] = OTF2_SEVERITY_NONE,
+    [CV_MARK_KOKKOS_DUALVIEW] = OTF2_SEVERITY_NONE,
+    [CV_MARK_KOKKOS_LEAK] = OTF2_SEVERITY_HIGH,
+    [CV_MARK_KOKKOS_KEPT] = OTF2_SEVERITY_LOW,
+    [CV_MARK_KOKKOS_UNFINALIZED] = OTF2_SEVERITY_MEDIUM,
+    [CV_MARK_GPU_LEAK] = OTF2_SEVERITY_HIGH,
 };
 
 static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, const char *text)
@@ -669,8 +666,8 @@ static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, cons
 	if (!o->marker_defined[kind]) {
 		otf2_check(cv,
 			   OTF2_MarkerWriter_WriteDefMarker(o->markers, (OTF2_MarkerRef)kind,
-							    "libtrace", marker_kinds[kind].category,
-							    marker_kinds[kind].severity),
+							    "libtrace", cv_mark_category(kind),
+							    marker_severity[kind]),
 			   "DefMarker");
 		o->marker_defined[kind] = 1;
 	}

@@ -434,19 +434,6 @@ static void write_labels_of_type(struct cv *cv, FILE *f, uint32_t type, const ch
 	fputs("\n\n", f);
 }
 
-static const char *const marker_labels[CV_MARK_KINDS] = {
-    [CV_MARK_USER] = "Annotation marker",
-    [CV_MARK_LOST] = "Lost events",
-    [CV_MARK_TRUNCATED] = "Truncated trace",
-    [CV_MARK_CLOSED] = "Regions closed by the converter",
-    [CV_MARK_KOKKOS_EVENT] = "Kokkos profile event",
-    [CV_MARK_KOKKOS_DUALVIEW] = "Kokkos DualView",
-    [CV_MARK_KOKKOS_LEAK] = "Kokkos memory never freed",
-    [CV_MARK_KOKKOS_KEPT] = "Kokkos runtime memory kept past finalize",
-    [CV_MARK_KOKKOS_UNFINALIZED] = "Kokkos memory live at an exit without finalize",
-    [CV_MARK_GPU_LEAK] = "GPU memory never freed",
-};
-
 void prv_write_pcf(struct cv *cv, FILE *f)
 {
 	fputs("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n"
@@ -489,7 +476,8 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 			"0    %u    CUDA blocks per grid\n0    %u    CUDA threads per block\n\n\n",
 			TY_GPU_BYTES, TY_GPU_BLOCKS, TY_GPU_THREADS);
 	for (int k = 0; k < CV_MARK_KINDS; k++)
-		write_labels_of_type(cv, f, TY_MARKER + (uint32_t)k, marker_labels[k]);
+		write_labels_of_type(cv, f, TY_MARKER + (uint32_t)k,
+				     k == CV_MARK_USER ? "Annotation marker" : cv_mark_category(k));
 	struct out *o = cv->out;
 	for (int i = 0; i < CV_ATTR_COUNT; i++) {
 		uint32_t type =
