@@ -118,7 +118,8 @@ fi
 # trace-report's call tree, memory and timelines, and the Trace Event JSON, too.
 cmake --build build-asan -j"$jobs" --target slow_region pthread_pipeline
 if grep -q 'kokkos_app$' <<<"$targets"; then cmake --build build-asan -j"$jobs" --target kokkos_app; fi
-(cd build-asan && ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock|report-tree|chrome)$')
+(cd build-asan && LSAN_OPTIONS=suppressions=$PWD/../tests/lsan.supp \
+	ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock|report-tree|chrome)$')
 # The reader's fuzz target for a minute (tools/fuzz/run.sh; clang and libFuzzer).
 bash tools/fuzz/run.sh 60 build-fuzz 2>&1 | tail -12
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \

@@ -125,8 +125,10 @@ void acc_free(struct acc *a)
 		free(a->suspended[i].regions);
 	free(a->suspended);
 	for (size_t i = 0; a->procs && i < a->nprocs; i++) {
-		for (size_t j = 0; j < a->procs[i].n; j++)
+		for (size_t j = 0; j < a->procs[i].n; j++) {
 			free(a->procs[i].threads[j].name);
+			free(a->procs[i].threads[j].timeline);
+		}
 		free(a->procs[i].threads);
 	}
 	free(a->procs);

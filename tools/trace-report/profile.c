@@ -443,8 +443,10 @@ void rp_run_free(struct rp_run *run)
 		free(p->name);
 		free(p->host);
 		free(p->program);
-		for (size_t j = 0; j < p->nthreads; j++)
+		for (size_t j = 0; j < p->nthreads; j++) {
 			free(p->threads[j].name);
+			free(p->threads[j].timeline);
+		}
 		free(p->threads);
 	}
 	free(run->procs);

@@ -365,7 +365,8 @@ static uint64_t *slot(struct cv *cv, uint32_t process, uint64_t key)
 {
 	struct chrome *c = CH(cv);
 	if (c->counts_proc != process) { /* a new process: its own table */
-		memset(c->counts, 0, c->counts_cap * sizeof(*c->counts));
+		if (c->counts)
+			memset(c->counts, 0, c->counts_cap * sizeof(*c->counts));
 		c->ncounts = 0;
 		c->counts_proc = process;
 	}
