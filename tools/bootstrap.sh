@@ -115,11 +115,11 @@ mpi_targets=$(grep -oE 'trace-mpi-(openmpi|mpich)$' <<<"$targets" | sort -u || t
 if grep -q 'mock_cupti$' <<<"$targets"; then
 	cmake --build build-asan -j"$jobs" --target mock_cupti cupti_app
 fi
-# trace-report's call tree, memory and timelines, and the Trace Event JSON, too.
+# trace-report's call tree, memory, timelines and HTML page, and the Trace Event JSON, too.
 cmake --build build-asan -j"$jobs" --target slow_region pthread_pipeline
 if grep -q 'kokkos_app$' <<<"$targets"; then cmake --build build-asan -j"$jobs" --target kokkos_app; fi
 (cd build-asan && LSAN_OPTIONS=suppressions=$PWD/../tests/lsan.supp \
-	ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock|report-tree|chrome)$')
+	ctest --output-on-failure -R 'e2e\.(convert-damaged|mpi|gpu-convert|cupti-mock|report-tree|chrome|report-html)$')
 # The reader's fuzz target for a minute (tools/fuzz/run.sh; clang and libFuzzer).
 bash tools/fuzz/run.sh 60 build-fuzz 2>&1 | tail -12
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
