@@ -94,6 +94,7 @@ static void run_data(struct jw *w, const struct rp_run *r)
 		jw_object(w, NULL);
 		jw_str(w, "name", g->name);
 		jw_str(w, "kind", g->kind);
+		jw_str(w, "role", g->role);
 		if (g->type)
 			jw_str(w, "type", g->type);
 		jw_u64(w, "calls", g->calls);
