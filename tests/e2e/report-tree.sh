@@ -11,7 +11,7 @@
 #   with those 5 live; 4 freed; kernels typed for/reduce/scan; the deep copy of 8000 bytes.
 # - a CUDA trace under CUPTI (mk_gpu_trace.py): device memory 4096 + 8192 live at once, a
 #   failed allocation and a bad free ignored; 2048 bytes of managed memory.
-# The same from the saved JSON profile (read back) and, for the tree, from the OTF2 archive.
+# The same from the saved JSON profile (read back) and from the OTF2 archives.
 . "$(dirname "$0")/lib.sh"
 REPORT=$BUILD/trace-report
 [ -x "$REPORT" ] || skip "trace-report was not built"
@@ -122,4 +122,25 @@ moved = {r["name"]: r["bytes"] for r in run["regions"] if "bytes" in r}
 assert moved.get("cudaMemcpy") == 4096, moved
 print("gpu: device memory high water 12288 bytes, managed 2048, copies counted")
 PY
+# From the OTF2 archives of the same traces: the same memory, bytes moved and kernel patterns
+# (a GPU allocation's label has no call site there).
+if [ -n "$archive" ]; then
+	for t in kokkos gpu; do
+		[ -d "$WORK/$t" ] || continue
+		"$BUILD/trace2otf2" -q "$WORK/$t" -o "$WORK/$t.otf2" || fail "$t: trace2otf2: $?"
+		"$REPORT" --json -o "$WORK/$t-otf2.json" "$WORK/$t.otf2" || fail "$t: trace-report on the archive: $?"
+		/usr/bin/python3 - "$WORK/$t.json" "$WORK/$t-otf2.json" <<'PY' || fail "$t: the archive's memory"
+import json, sys
+a, b = (json.load(open(p))["runs"][0] for p in sys.argv[1:3])
+def mem(run):
+    return [(m["space"], m["high_water_bytes"], m["allocations"], m["frees"], m["end_bytes"],
+             m["live_at_high_water"], [l["bytes"] for l in m["largest_live"]]) for m in run["memory"]]
+def regs(run):
+    return sorted((r["name"], r.get("type"), r.get("bytes")) for r in run["regions"])
+assert mem(a) == mem(b), (mem(a), mem(b))
+assert regs(a) == regs(b), set(regs(a)) ^ set(regs(b))
+print("%s: the archive gives the same memory, bytes and kernel patterns" % sys.argv[1].split("/")[-1])
+PY
+	done
+fi
 echo "report-tree: ok"

@@ -43,9 +43,9 @@ struct acc_thread {
 	} task;				     /* the task it runs (acc_task_switch) */
 	uint32_t task_base;		     /* the depth where that task's own calls begin */
 	struct acc_timeline *tl;	     /* its bins over time, from its first call */
-	struct acc_pending { /* the reader's: an allocating call awaiting its result */
+	struct acc_pending {		     /* an allocating call awaiting its result */
 		uint64_t bytes;
-		uint32_t space, label; /* the reader's string ids */
+		char space[64], label[512];
 		int set;
 	} pending;
 };
@@ -145,6 +145,29 @@ void acc_leave(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region
 int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name);
 /* A call of region copied `bytes` (a deep copy, a GPU copy). */
 void acc_bytes(struct acc *a, uint32_t region, uint64_t bytes);
+
+/* What a call's attributes say of memory and copies, as either reader finds them. */
+#define ACC_HAS_BYTES	  0x1u	/* bytes: Kokkos' bytes allocated, freed or copied */
+#define ACC_HAS_ADDRESS	  0x2u	/* address: a Kokkos allocation's */
+#define ACC_HAS_GPU_BYTES 0x4u	/* gpu_bytes: a GPU copy's or set's */
+#define ACC_HAS_SIZE	  0x8u	/* size: a GPU allocation's (its address comes with the Leave) */
+#define ACC_HAS_FREED	  0x10u /* freed: the address a GPU free names */
+struct acc_call {
+	const char *region; /* its name: a Kokkos allocation's space is in it */
+	enum cv_paradigm paradigm;
+	enum cv_role role;
+	const char *site;		 /* where it was called, or NULL */
+	const char *label, *memory;	 /* the View; the GPU memory's kind ("device"); or NULL */
+	uint64_t bytes, address;	 /* Kokkos */
+	uint64_t gpu_bytes, size, freed; /* GPU */
+	unsigned has;			 /* ACC_HAS_* */
+};
+/* A call with attributes entered region at ts (after acc_enter): bytes moved, memory
+ * allocated or freed (memory.c). */
+void acc_call_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region,
+		    const struct acc_call *c);
+/* It returned: a GPU allocation's address, when it has one (result: 1). */
+void acc_call_leave(struct acc *a, struct acc_thread *t, uint64_t ts, int result, uint64_t address);
 /*
  * Memory (memory.c): `bytes` at addr allocated in space (of process) at ts, with a label;
  * freed.  A free of an address the space never saw allocated is passed over.  Memory: per

@@ -200,3 +200,47 @@ void acc_free_memory(struct acc *a)
 	a->spaces = NULL;
 	a->nspaces = 0;
 }
+
+void acc_call_enter(struct acc *a, struct acc_thread *t, uint64_t ts, uint32_t region,
+		    const struct acc_call *c)
+{
+	if (c->paradigm == CV_PARADIGM_KOKKOS && (c->has & ACC_HAS_ADDRESS)) {
+		/* "Kokkos allocate HostSpace" */
+		const char *space = strchr(c->region, ' ');
+		space = space ? strchr(space + 1, ' ') : NULL;
+		space = space ? space + 1 : "?";
+		if (c->role == CV_ROLE_ALLOCATE)
+			acc_alloc(a, t->process, space, c->label ? c->label : "?", c->address,
+				  c->bytes, ts);
+		else if (c->role == CV_ROLE_DEALLOCATE)
+			acc_dealloc(a, t->process, space, c->address, ts);
+		return;
+	}
+	if (c->role == CV_ROLE_DATA_TRANSFER && (c->has & ACC_HAS_BYTES)) {
+		acc_bytes(a, region, c->bytes);
+		return;
+	}
+	if (c->has & ACC_HAS_GPU_BYTES)
+		acc_bytes(a, region, c->gpu_bytes);
+	if (!c->memory)
+		return;
+	if (c->has & ACC_HAS_SIZE) { /* the address comes with its Leave */
+		t->pending.bytes = c->size;
+		snprintf(t->pending.space, sizeof(t->pending.space), "%s memory", c->memory);
+		snprintf(t->pending.label, sizeof(t->pending.label), "%s%s%s", c->region,
+			 c->site ? " at " : "", c->site ? c->site : "");
+		t->pending.set = 1;
+	} else if (c->has & ACC_HAS_FREED) {
+		char space[80];
+		snprintf(space, sizeof(space), "%s memory", c->memory);
+		acc_dealloc(a, t->process, space, c->freed, ts);
+	}
+}
+
+void acc_call_leave(struct acc *a, struct acc_thread *t, uint64_t ts, int result, uint64_t address)
+{
+	if (t->pending.set && result)
+		acc_alloc(a, t->process, t->pending.space, t->pending.label, address,
+			  t->pending.bytes, ts);
+	t->pending.set = 0;
+}

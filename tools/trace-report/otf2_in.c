@@ -150,8 +150,25 @@ static int grow(void **a, size_t *cap, size_t n, size_t elem)
 
 enum { FN_NO, FN_YES, FN_MAYBE };
 
+/* The attributes that say what a call did to memory, as trace2otf2 names them. */
+enum {
+	CA_KOKKOS_BYTES,
+	CA_KOKKOS_ADDRESS,
+	CA_KOKKOS_LABEL,
+	CA_GPU_BYTES,
+	CA_GPU_MEMORY,
+	CA_ALLOCATION_SIZE,
+	CA_ARGUMENT_ADDRESS,
+	CA_RESULT_ADDRESS,
+	CALL_ATTRS
+};
+static const char *const call_attrs[CALL_ATTRS] = {
+    "KokkosBytes",   "KokkosAddress",	"KokkosLabel",	    "GpuBytes",
+    "GpuMemoryKind", "ALLOCATION_SIZE", "ARGUMENT_ADDRESS", "RESULT_ADDRESS",
+};
+
 struct region {
-	uint32_t name, canonical, file; /* string refs */
+	uint32_t name, canonical, file, desc; /* string refs */
 	OTF2_RegionRole role;
 	OTF2_Paradigm paradigm;
 	uint8_t function; /* FN_* */
@@ -213,6 +230,7 @@ struct in {
 	size_t marks_cap;
 	uint64_t attr_tid, attr_closed; /* attribute refs; UINT64_MAX: not defined */
 	uint64_t attr_cpu;		/* "libtrace:cpu_time" of stack samples */
+	uint64_t attr_call[CALL_ATTRS]; /* what calls say of memory and copies (call_attrs) */
 	struct ctx {			/* calling contexts, by ref (trace2otf2 writes 0, 1...) */
 		uint32_t region;	/* index into regions; UINT32_MAX: not defined */
 		uint32_t parent;	/* ref; OTF2_UNDEFINED_CALLING_CONTEXT: none */
@@ -383,13 +401,13 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 				    uint32_t end)
 {
 	struct in *in = ud;
-	(void)desc;
 	(void)flags;
 	(void)begin;
 	(void)end;
 	if (grow((void **)&in->regions, &in->regions_cap, in->rrefs.n, sizeof(*in->regions)))
 		return oom(in);
-	in->regions[in->rrefs.n] = (struct region){name, canonical, file, role, paradigm, 0, 0};
+	in->regions[in->rrefs.n] =
+	    (struct region){name, canonical, file, desc, role, paradigm, 0, 0};
 	return refs_add(&in->rrefs, self) ? oom(in) : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -560,8 +578,13 @@ static int link_definitions(struct in *in)
 		}
 	}
 	in->attr_tid = in->attr_closed = in->attr_cpu = UINT64_MAX;
+	for (int k = 0; k < CALL_ATTRS; k++)
+		in->attr_call[k] = UINT64_MAX;
 	for (size_t i = 0; i < in->arefs.n; i++) {
 		const char *name = string_of(in, in->attrs[i].name);
+		for (int k = 0; name && k < CALL_ATTRS; k++)
+			if (!strcmp(name, call_attrs[k]))
+				in->attr_call[k] = in->arefs.ref[i];
 		if (name && !strcmp(name, "ThreadId"))
 			in->attr_tid = in->arefs.ref[i];
 		else if (name && !strcmp(name, "libtrace:closed_by_converter"))
@@ -635,6 +658,48 @@ static OTF2_CallbackCode ev_unknown(OTF2_LocationRef id, OTF2_TimeStamp time, vo
 	return count(id, time, ud);
 }
 
+/* A uint64 attribute k of the list: 1 with it in *v, or 0. */
+static int call_u64(const struct in *in, const OTF2_AttributeList *a, int k, uint64_t *v)
+{
+	return has_attr(a, in->attr_call[k]) &&
+	       OTF2_AttributeList_GetUint64(a, (OTF2_AttributeRef)in->attr_call[k], v) ==
+		   OTF2_SUCCESS;
+}
+
+static const char *call_str(const struct in *in, const OTF2_AttributeList *a, int k)
+{
+	OTF2_StringRef ref;
+	if (!has_attr(a, in->attr_call[k]) ||
+	    OTF2_AttributeList_GetStringRef(a, (OTF2_AttributeRef)in->attr_call[k], &ref) !=
+		OTF2_SUCCESS)
+		return NULL;
+	return string_of(in, ref);
+}
+
+/* What an Enter's attributes say of memory and copies (as profile.c takes them from a trace;
+ * an archive has no call sites for the labels of GPU allocations). */
+static void call_enter(struct in *in, struct loc *l, uint64_t ts, uint32_t r,
+		       const OTF2_AttributeList *a)
+{
+	const struct region *g = &in->regions[r];
+	struct acc_call c = {.region = string_of(in, g->name)};
+	if (!c.region)
+		return;
+	c.paradigm = g->paradigm == OTF2_PARADIGM_KOKKOS ? CV_PARADIGM_KOKKOS : CV_PARADIGM_USER;
+	c.role = g->role == OTF2_REGION_ROLE_ALLOCATE	     ? CV_ROLE_ALLOCATE
+		 : g->role == OTF2_REGION_ROLE_DEALLOCATE    ? CV_ROLE_DEALLOCATE
+		 : g->role == OTF2_REGION_ROLE_DATA_TRANSFER ? CV_ROLE_DATA_TRANSFER
+							     : CV_ROLE_FUNCTION;
+	c.has |= call_u64(in, a, CA_KOKKOS_BYTES, &c.bytes) ? ACC_HAS_BYTES : 0;
+	c.has |= call_u64(in, a, CA_KOKKOS_ADDRESS, &c.address) ? ACC_HAS_ADDRESS : 0;
+	c.has |= call_u64(in, a, CA_GPU_BYTES, &c.gpu_bytes) ? ACC_HAS_GPU_BYTES : 0;
+	c.has |= call_u64(in, a, CA_ALLOCATION_SIZE, &c.size) ? ACC_HAS_SIZE : 0;
+	c.has |= call_u64(in, a, CA_ARGUMENT_ADDRESS, &c.freed) ? ACC_HAS_FREED : 0;
+	c.label = call_str(in, a, CA_KOKKOS_LABEL);
+	c.memory = call_str(in, a, CA_GPU_MEMORY);
+	acc_call_enter(&in->acc, l->t, ts, r, &c);
+}
+
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
 				  OTF2_AttributeList *a, OTF2_RegionRef ref)
 {
@@ -655,6 +720,8 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef id, OTF2_TimeStamp time, void
 		function = g->began = 1;
 	l->entered = 1;
 	acc_enter(&in->acc, l->t, stamp(in, time), r, function);
+	if (a && OTF2_AttributeList_GetNumberOfElements(a))
+		call_enter(in, l, stamp(in, time), r, a);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -675,6 +742,12 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef id, OTF2_TimeStamp time, void
 		OTF2_SUCCESS &&
 	    closed)
 		in->unclosed++;
+	uint64_t made = 0;
+	int result =
+	    has_attr(a, in->attr_call[CA_RESULT_ADDRESS]) &&
+	    OTF2_AttributeList_GetUint64(a, (OTF2_AttributeRef)in->attr_call[CA_RESULT_ADDRESS],
+					 &made) == OTF2_SUCCESS;
+	acc_call_leave(&in->acc, l->t, stamp(in, time), result, made);
 	acc_leave(&in->acc, l->t, stamp(in, time), r);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1163,6 +1236,10 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 	for (size_t i = 0; i < in->rrefs.n; i++) {
 		const struct region *r = &in->regions[i];
 		ri[i].name = string_of(in, r->name);
+		const char *desc = string_of(in, r->desc), *pattern = "Kokkos::parallel_";
+		if (r->paradigm == OTF2_PARADIGM_KOKKOS && desc &&
+		    !strncmp(desc, pattern, strlen(pattern)))
+			ri[i].type = desc + strlen(pattern);
 		int function = r->function == FN_YES || (r->function == FN_MAYBE && r->began);
 		enum cv_role role = CV_ROLE_USER;
 		int known = 1;
@@ -1275,7 +1352,9 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 		pi[i] = (struct acc_process_info){g->dir, host_of(in, g), programs[i],
 						  g->pid, g->ppid,	  !g->killed};
 	}
-	if (acc_build(&in->acc, ri, (uint32_t)in->rrefs.n, pi, in->nprocs, run))
+	if (acc_build(&in->acc, ri, (uint32_t)in->rrefs.n, pi, in->nprocs, run) ||
+	    acc_build_memory(&in->acc, pi, in->nprocs,
+			     in->clock ? ns_of(in, in->offset) : in->first_ns, run))
 		goto out;
 
 	struct rp_meta *m = &run->meta;

@@ -68,17 +68,8 @@ static uint64_t attr(const struct cv_attr *attrs, unsigned n, enum cv_attr_id id
 	return 0;
 }
 
-/* "device memory": the space a GPU runtime's allocation lives in. */
-static void gpu_space(const struct cv *cv, uint64_t kind, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s memory", kind < cv->nstrings ? cv->strings[kind] : "GPU");
-}
-
-/*
- * What the profile takes of attributes: bytes copied (Kokkos deep copies, GPU copies), and
- * memory: Kokkos allocations (the space is in the region's name, "Kokkos allocate
- * HostSpace"), GPU allocations (the address comes with the Leave) and frees.
- */
+/* What the profile takes of attributes (acc_call_enter): bytes copied, memory allocated and
+ * freed. */
 static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned nattrs)
 {
@@ -87,62 +78,41 @@ static void enter_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	if (!s || region >= cv->nregions)
 		return;
 	const struct cv_region *r = &cv->regions[region];
-	const char *name = cv->strings[r->name];
-	int has_bytes, has_label, has_addr, has_mem;
-	uint64_t bytes = attr(attrs, nattrs, CV_ATTR_KOKKOS_BYTES, &has_bytes);
-	uint64_t label = attr(attrs, nattrs, CV_ATTR_KOKKOS_LABEL, &has_label);
-	uint64_t addr = attr(attrs, nattrs, CV_ATTR_KOKKOS_ADDRESS, &has_addr);
-	if (r->paradigm == CV_PARADIGM_KOKKOS && has_addr && label < cv->nstrings) {
-		const char *space = strchr(name + sizeof("Kokkos"), ' ');
-		space = space ? space + 1 : "?";
-		if (r->role == CV_ROLE_ALLOCATE)
-			acc_alloc(A(cv), l->process, space, has_label ? cv->strings[label] : "?",
-				  addr, bytes, t);
-		else if (r->role == CV_ROLE_DEALLOCATE)
-			acc_dealloc(A(cv), l->process, space, addr, t);
-		return;
-	}
-	if (r->role == CV_ROLE_DATA_TRANSFER && has_bytes) {
-		acc_bytes(A(cv), region, bytes);
-		return;
-	}
-	uint64_t copied = attr(attrs, nattrs, CV_ATTR_GPU_BYTES, &has_bytes);
-	if (has_bytes)
-		acc_bytes(A(cv), region, copied);
-	uint64_t mem = attr(attrs, nattrs, CV_ATTR_GPU_MEMORY, &has_mem);
-	uint64_t size = attr(attrs, nattrs, CV_ATTR_ALLOCATION_SIZE, &has_bytes);
-	if (has_mem && has_bytes) { /* the address comes with its Leave */
-		char site[600], text[800];
-		cv_scl_text(cv, cv->cur_scl, site, sizeof(site));
-		snprintf(text, sizeof(text), "%s%s%s", name, cv->cur_scl ? " at " : "",
-			 cv->cur_scl ? site : "");
-		s->pending = (struct acc_pending){size, (uint32_t)mem, cv_string(cv, text), 1};
-		return;
-	}
-	uint64_t freed = attr(attrs, nattrs, CV_ATTR_ARGUMENT_ADDRESS, &has_addr);
-	if (has_mem && has_addr) {
-		char space[128];
-		gpu_space(cv, mem, space, sizeof(space));
-		acc_dealloc(A(cv), l->process, space, freed, t);
-	}
+	char site[600];
+	cv_scl_text(cv, cv->cur_scl, site, sizeof(site));
+	struct acc_call c = {.region = cv->strings[r->name],
+			     .paradigm = r->paradigm,
+			     .role = r->role,
+			     .site = cv->cur_scl ? site : NULL};
+	int found;
+	uint64_t v;
+	c.bytes = attr(attrs, nattrs, CV_ATTR_KOKKOS_BYTES, &found);
+	c.has |= found ? ACC_HAS_BYTES : 0;
+	c.address = attr(attrs, nattrs, CV_ATTR_KOKKOS_ADDRESS, &found);
+	c.has |= found ? ACC_HAS_ADDRESS : 0;
+	c.gpu_bytes = attr(attrs, nattrs, CV_ATTR_GPU_BYTES, &found);
+	c.has |= found ? ACC_HAS_GPU_BYTES : 0;
+	c.size = attr(attrs, nattrs, CV_ATTR_ALLOCATION_SIZE, &found);
+	c.has |= found ? ACC_HAS_SIZE : 0;
+	c.freed = attr(attrs, nattrs, CV_ATTR_ARGUMENT_ADDRESS, &found);
+	c.has |= found ? ACC_HAS_FREED : 0;
+	if ((v = attr(attrs, nattrs, CV_ATTR_KOKKOS_LABEL, &found)) < cv->nstrings && found)
+		c.label = cv->strings[v];
+	if ((v = attr(attrs, nattrs, CV_ATTR_GPU_MEMORY, &found)) < cv->nstrings && found)
+		c.memory = cv->strings[v];
+	acc_call_enter(A(cv), s, t, region, &c);
 }
 
 static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region,
 			const struct cv_attr *attrs, unsigned nattrs)
 {
-	struct acc_thread *s = l->out;
 	int found;
 	uint64_t addr = attr(attrs, nattrs, CV_ATTR_RESULT_ADDRESS, &found);
-	if (s && s->pending.set && found) {
-		char space[128];
-		gpu_space(cv, s->pending.space, space, sizeof(space));
-		acc_alloc(A(cv), l->process, space, cv->strings[s->pending.label], addr,
-			  s->pending.bytes, t);
-	}
-	if (s)
-		s->pending.set = 0;
-	if (l->out)
+	(void)cv;
+	if (l->out) {
+		acc_call_leave(A(cv), l->out, t, found, addr);
 		acc_leave(A(cv), l->out, t, region);
+	}
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
