@@ -40,7 +40,11 @@ assert len(axpy) == 6 and all(e["args"].get("device") == "Serial" for e in axpy)
 assert copies and all(e["args"]["bytes"] > 0 for e in copies), copies[:1]
 alloc = [e for e in x if e["args"].get("kind") == "allocate" and e["args"].get("view") == "x"]
 assert len(alloc) == 1 and alloc[0]["args"]["bytes"] == 8000, alloc
-print("kokkos: axpy x6 on Serial, %d deep copies with bytes, View x allocated 8000 bytes" % len(copies))
+# Markers, also those that come after their thread ended (memory Kokkos kept past finalize).
+marks = sorted(e["args"]["category"] for e in ev if e["ph"] == "i")
+assert marks == ["Kokkos profile event"] * 2 + ["Kokkos runtime memory kept past finalize"], marks
+print("kokkos: axpy x6 on Serial, %d deep copies with bytes, View x allocated 8000 bytes, "
+      "the 3 markers" % len(copies))
 PY
 fi
 # MPI: ranks are named, calls carry peer, tag and bytes.

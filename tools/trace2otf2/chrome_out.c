@@ -216,6 +216,8 @@ static struct ch_frame *push(struct cv *cv, struct cv_loc *l, uint64_t t, uint32
 {
 	struct ch_loc *s = l->out;
 	note_time(cv, t);
+	if (!s)
+		return NULL;
 	if (s->depth == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 16;
 		struct ch_frame *n = realloc(s->st, cap * sizeof(*n));
@@ -324,7 +326,7 @@ static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 {
 	struct ch_loc *s = l->out;
 	(void)region;
-	if (!s->depth)
+	if (!s || !s->depth)
 		return;
 	struct ch_frame fr = s->st[--s->depth];
 	put_complete(cv, l, &fr, t, attrs, nattrs, 0);
@@ -334,7 +336,7 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 {
 	struct ch_loc *s = l->out;
 	(void)region;
-	if (!s->depth)
+	if (!s || !s->depth)
 		return;
 	struct ch_frame fr = s->st[--s->depth];
 	put_complete(cv, l, &fr, t, NULL, 0, closed);
@@ -431,6 +433,8 @@ static void thread_fork(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 {
 	struct ch_loc *s = l->out;
 	(void)cv, (void)requested;
+	if (!s)
+		return;
 	s->last_fork = t;
 	s->forked = 1;
 }
@@ -466,7 +470,7 @@ static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, 
 	if (!send && kind != LT_MPI_RECV && kind != LT_MPI_IRECV_DONE)
 		return;
 	uint64_t at = t;
-	if (s->depth) {
+	if (s && s->depth) {
 		struct ch_frame *f = &s->st[s->depth - 1];
 		if (send) /* the message leaves while the call runs: from its start */
 			at = f->start;
@@ -491,7 +495,7 @@ static void mpi_coll_end(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned o
 {
 	struct ch_loc *s = l->out;
 	(void)cv, (void)t, (void)op, (void)comm;
-	if (!s->depth)
+	if (!s || !s->depth)
 		return;
 	struct ch_frame *f = &s->st[s->depth - 1];
 	f->mpi = 2;
@@ -533,7 +537,7 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text)
 {
 	struct chrome *c = CH(cv);
-	if (!l->out || !in_window(cv, t, t)) {
+	if (!in_window(cv, t, t)) { /* a marker may come after its location ended: no state */
 		c->left_out++;
 		return;
 	}
