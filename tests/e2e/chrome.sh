@@ -60,6 +60,22 @@ print("mpi: ranks named, %d MPI_Send with peer, tag and bytes" % len(sends))
 PY
 fi
 
+# trace-report reads the MPI archive (its messages counted as the location's events) without a
+# warning, to the trace's profile.
+if [[ " $VIEWER_TRACES " == *" mpi "* ]]; then
+	"$BUILD/trace-report" --json -o "$WORK/mpi-archive.json" "$WORK/mpi.otf2" 2>"$WORK/err" ||
+		fail "trace-report on the MPI archive: $?"
+	[ ! -s "$WORK/err" ] || fail "trace-report on the MPI archive: $(head -3 "$WORK/err")"
+	"$BUILD/trace-report" -q --json -o "$WORK/mpi-trace.json" "$WORK/mpi" || fail "trace-report on the MPI trace"
+	/usr/bin/python3 - "$WORK/mpi-trace.json" "$WORK/mpi-archive.json" <<'PY' || fail "the MPI archive's profile"
+import json, sys
+a, b = (json.load(open(p))["runs"][0] for p in sys.argv[1:3])
+key = lambda r: sorted((x["name"], x["calls"], x["inclusive_ns"]) for x in r["regions"])
+assert a["totals"] == b["totals"] and key(a) == key(b), (a["totals"], b["totals"])
+print("mpi: trace-report reads the archive quietly, the trace's profile")
+PY
+fi
+
 # Thinning: --min-duration and a window, against the archive's truth.
 t=pthread
 "$CONVERT" -q -f chrome --min-duration 20us "$WORK/$t" -o "$WORK/short.json" || fail "--min-duration: $?"

@@ -651,6 +651,52 @@ static OTF2_CallbackCode count(OTF2_LocationRef id, OTF2_TimeStamp time, void *u
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* MPI's events: read (the location's count of events includes them), not profiled (a trace's
+ * profile counts no message either). */
+static OTF2_CallbackCode seen(OTF2_LocationRef id, void *ud)
+{
+	return loc_event(ud, id) ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode ev_mpi_p2p(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				    OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm,
+				    uint32_t tag, uint64_t bytes)
+{
+	(void)time, (void)a, (void)peer, (void)comm, (void)tag, (void)bytes;
+	return seen(id, ud);
+}
+
+static OTF2_CallbackCode ev_mpi_ip2p(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+				     OTF2_AttributeList *a, uint32_t peer, OTF2_CommRef comm,
+				     uint32_t tag, uint64_t bytes, uint64_t request)
+{
+	(void)time, (void)a, (void)peer, (void)comm, (void)tag, (void)bytes, (void)request;
+	return seen(id, ud);
+}
+
+static OTF2_CallbackCode ev_mpi_request(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					OTF2_AttributeList *a, uint64_t request)
+{
+	(void)time, (void)a, (void)request;
+	return seen(id, ud);
+}
+
+static OTF2_CallbackCode ev_mpi_coll_begin(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					   OTF2_AttributeList *a)
+{
+	(void)time, (void)a;
+	return seen(id, ud);
+}
+
+static OTF2_CallbackCode ev_mpi_coll_end(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
+					 OTF2_AttributeList *a, OTF2_CollectiveOp op,
+					 OTF2_CommRef comm, uint32_t root, uint64_t sent,
+					 uint64_t received)
+{
+	(void)time, (void)a, (void)op, (void)comm, (void)root, (void)sent, (void)received;
+	return seen(id, ud);
+}
+
 static OTF2_CallbackCode ev_unknown(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
 				    OTF2_AttributeList *a)
 {
@@ -1125,6 +1171,16 @@ static int read_events(struct in *in, char *err, size_t errlen)
 	OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, ev_task_complete);
 	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
 	OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(cb, ev_sample);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_mpi_p2p);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_mpi_p2p);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_mpi_ip2p);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_mpi_ip2p);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_mpi_request);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_mpi_request);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_mpi_request);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_mpi_request);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_mpi_coll_begin);
+	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_mpi_coll_end);
 	rc = OTF2_Reader_RegisterGlobalEvtCallbacks(in->rd, ge, cb, in);
 	uint64_t n = 0;
 	if (rc == OTF2_SUCCESS)
