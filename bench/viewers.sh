@@ -55,6 +55,6 @@ for n in "${names[@]}"; do
 	t=$(cut -d' ' -f1 "$tmp/r.$n" | med)
 	m=$(cut -d' ' -f2 "$tmp/r.$n" | med)
 	case $n in otf2 | chrome) base=$t_otf2 ;; *) base=$t_table ;; esac
-	printf '%-8s %8.2fs %7.2fx %8.1f MB %12s\n' "$n" "$t" "$(echo "$t $base" | awk '{print $2 > 0 ? $1 / $2 : 0}')" \
+	printf '%-8s %8.2fs %7.2fx %8.1f MB %12s\n' "$n" "$t" "$(echo "$t $base" | awk '{print ($2 > 0) ? $1 / $2 : 0}')" \
 		"$(echo "$m" | awk '{print $1 / 1024}')" "$(cat "$tmp/size.$n") B"
 done
