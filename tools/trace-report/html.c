@@ -88,27 +88,7 @@ static void run_data(struct jw *w, const struct rp_run *r)
 	jw_u64(w, "processes", m->processes);
 	jw_u64(w, "nthreads", m->threads);
 	warnings(w, r);
-	jw_array(w, "regions");
-	for (size_t i = 0; i < r->nregions; i++) {
-		const struct rp_region *g = &r->regions[i];
-		jw_object(w, NULL);
-		jw_str(w, "name", g->name);
-		jw_str(w, "kind", g->kind);
-		jw_str(w, "role", g->role);
-		if (g->type)
-			jw_str(w, "type", g->type);
-		jw_u64(w, "calls", g->calls);
-		jw_u64(w, "inclusive_ns", g->incl_ns);
-		jw_u64(w, "exclusive_ns", g->excl_ns);
-		jw_u64(w, "min_ns", g->min_ns);
-		jw_u64(w, "mean_ns", g->mean_ns);
-		jw_u64(w, "max_ns", g->max_ns);
-		jw_double_exact(w, "imbalance", g->imbalance);
-		if (g->bytes)
-			jw_u64(w, "bytes", g->bytes);
-		jw_end(w);
-	}
-	jw_end(w);
+	rp_write_regions_json(w, r);
 	rp_write_tree_json(w, r);
 	jw_array(w, "threads");
 	for (size_t p = 0; p < r->nprocs; p++)

@@ -209,9 +209,10 @@ void rp_sort_regions(struct rp_run *run);
 /* The region's identity across runs. */
 int rp_region_cmp_key(const struct rp_region *a, const struct rp_region *b);
 
-/* store.c: the libtrace-profile/1 JSON (documented in docs/profiles-and-ci.md); its call
- * tree ("tree", "tree_cut") and memory ("memory") members, which the HTML page shares. */
+/* store.c: the libtrace-profile/1 JSON (documented in docs/profiles-and-ci.md); its regions,
+ * call tree ("tree", "tree_cut") and memory ("memory") members, which the HTML page shares. */
 struct jw;
+void rp_write_regions_json(struct jw *w, const struct rp_run *run);
 void rp_write_tree_json(struct jw *w, const struct rp_run *run);
 void rp_write_memory_json(struct jw *w, const struct rp_run *run);
 void rp_write_json(FILE *f, struct rp_run *runs, size_t nruns);

@@ -21,6 +21,40 @@
 
 /* ---- writing ---- */
 
+void rp_write_regions_json(struct jw *w, const struct rp_run *r)
+{
+	jw_array(w, "regions");
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct rp_region *g = &r->regions[i];
+		jw_object(w, NULL);
+		jw_str(w, "name", g->name);
+		jw_str(w, "kind", g->kind);
+		jw_str(w, "role", g->role);
+		jw_u64(w, "calls", g->calls);
+		jw_u64(w, "inclusive_ns", g->incl_ns);
+		jw_u64(w, "exclusive_ns", g->excl_ns);
+		jw_u64(w, "min_ns", g->min_ns);
+		jw_u64(w, "mean_ns", g->mean_ns);
+		jw_u64(w, "max_ns", g->max_ns);
+		jw_u64(w, "threads", g->threads);
+		jw_u64(w, "thread_min_ns", g->thread_min_ns);
+		jw_u64(w, "thread_mean_ns", g->thread_mean_ns);
+		jw_u64(w, "thread_max_ns", g->thread_max_ns);
+		jw_double_exact(w, "imbalance", g->imbalance); /* prints back the same */
+		jw_str(w, "max_thread", g->max_thread);
+		if (g->type)
+			jw_str(w, "type", g->type);
+		if (g->bytes) {
+			double ns = (double)g->mean_ns * (double)g->calls;
+			jw_u64(w, "bytes", g->bytes);
+			if (ns > 0)
+				jw_double(w, "bytes_per_second", (double)g->bytes * 1e9 / ns);
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 void rp_write_tree_json(struct jw *w, const struct rp_run *r)
 {
 	jw_array(w, "tree");
@@ -105,36 +139,7 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	jw_bool(w, "damaged", t->damaged);
 	jw_end(w);
 
-	jw_array(w, "regions");
-	for (size_t i = 0; i < r->nregions; i++) {
-		const struct rp_region *g = &r->regions[i];
-		jw_object(w, NULL);
-		jw_str(w, "name", g->name);
-		jw_str(w, "kind", g->kind);
-		jw_str(w, "role", g->role);
-		jw_u64(w, "calls", g->calls);
-		jw_u64(w, "inclusive_ns", g->incl_ns);
-		jw_u64(w, "exclusive_ns", g->excl_ns);
-		jw_u64(w, "min_ns", g->min_ns);
-		jw_u64(w, "mean_ns", g->mean_ns);
-		jw_u64(w, "max_ns", g->max_ns);
-		jw_u64(w, "threads", g->threads);
-		jw_u64(w, "thread_min_ns", g->thread_min_ns);
-		jw_u64(w, "thread_mean_ns", g->thread_mean_ns);
-		jw_u64(w, "thread_max_ns", g->thread_max_ns);
-		jw_double_exact(w, "imbalance", g->imbalance); /* prints back the same */
-		jw_str(w, "max_thread", g->max_thread);
-		if (g->type)
-			jw_str(w, "type", g->type);
-		if (g->bytes) {
-			double ns = (double)g->mean_ns * (double)g->calls;
-			jw_u64(w, "bytes", g->bytes);
-			if (ns > 0)
-				jw_double(w, "bytes_per_second", (double)g->bytes * 1e9 / ns);
-		}
-		jw_end(w);
-	}
-	jw_end(w);
+	rp_write_regions_json(w, r);
 	rp_write_tree_json(w, r);
 	rp_write_memory_json(w, r);
 
