@@ -38,7 +38,7 @@ axpy = [e for e in x if e["name"] == "axpy"]
 copies = [e for e in x if e["name"].startswith("Kokkos::deep_copy")]
 assert len(axpy) == 6 and all(e["args"].get("device") == "Serial" for e in axpy), axpy[:1]
 assert copies and all(e["args"]["bytes"] > 0 for e in copies), copies[:1]
-alloc = [e for e in x if e["args"].get("kind") == "allocate" and e["args"].get("view") == "x"]
+alloc = [e for e in x if e["args"].get("role") == "allocate" and e["args"].get("view") == "x"]
 assert len(alloc) == 1 and alloc[0]["args"]["bytes"] == 8000, alloc
 # Markers, also those that come after their thread ended (memory Kokkos kept past finalize).
 marks = sorted(e["args"]["category"] for e in ev if e["ph"] == "i")

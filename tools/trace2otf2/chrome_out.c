@@ -295,7 +295,7 @@ static void put_complete(struct cv *cv, struct cv_loc *l, const struct ch_frame 
 	put_us(c->f, end - start);
 	fputs(",\"name\":", c->f);
 	json_write_string(c->f, cv->strings[r->name]);
-	fprintf(c->f, ",\"cat\":\"%s\",\"args\":{\"kind\":\"%s\"", category(r),
+	fprintf(c->f, ",\"cat\":\"%s\",\"args\":{\"role\":\"%s\"", category(r),
 		cv_role_name(r->role));
 	for (unsigned i = 0; i < fr->nattrs; i++)
 		put_attr(cv, &fr->attrs[i]);
