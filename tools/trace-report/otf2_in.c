@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "accum.h"
+#include "otf2_map.h"
 #include "json.h"
 #include "profile.h"
 #include "rdfile.h"
@@ -149,23 +150,6 @@ static int grow(void **a, size_t *cap, size_t n, size_t elem)
 }
 
 enum { FN_NO, FN_YES, FN_MAYBE };
-
-/* The attributes that say what a call did to memory, as trace2otf2 names them. */
-enum {
-	CA_KOKKOS_BYTES,
-	CA_KOKKOS_ADDRESS,
-	CA_KOKKOS_LABEL,
-	CA_GPU_BYTES,
-	CA_GPU_MEMORY,
-	CA_ALLOCATION_SIZE,
-	CA_ARGUMENT_ADDRESS,
-	CA_RESULT_ADDRESS,
-	CALL_ATTRS
-};
-static const char *const call_attrs[CALL_ATTRS] = {
-    "KokkosBytes",   "KokkosAddress",	"KokkosLabel",	    "GpuBytes",
-    "GpuMemoryKind", "ALLOCATION_SIZE", "ARGUMENT_ADDRESS", "RESULT_ADDRESS",
-};
 
 struct region {
 	uint32_t name, canonical, file, desc; /* string refs */
@@ -583,7 +567,7 @@ static int link_definitions(struct in *in)
 	for (size_t i = 0; i < in->arefs.n; i++) {
 		const char *name = string_of(in, in->attrs[i].name);
 		for (int k = 0; name && k < CALL_ATTRS; k++)
-			if (!strcmp(name, call_attrs[k]))
+			if (!strcmp(name, rp_call_attrs[k]))
 				in->attr_call[k] = in->arefs.ref[i];
 		if (name && !strcmp(name, "ThreadId"))
 			in->attr_tid = in->arefs.ref[i];
@@ -684,8 +668,7 @@ static OTF2_CallbackCode ev_mpi_request(OTF2_LocationRef id, OTF2_TimeStamp time
 static OTF2_CallbackCode ev_mpi_coll_begin(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
 					   OTF2_AttributeList *a)
 {
-	(void)time, (void)a;
-	return seen(id, ud);
+	return ev_mpi_request(id, time, ud, a, 0);
 }
 
 static OTF2_CallbackCode ev_mpi_coll_end(OTF2_LocationRef id, OTF2_TimeStamp time, void *ud,
@@ -1297,107 +1280,10 @@ static int build(struct in *in, const char *path, struct rp_run *run)
 		    !strncmp(desc, pattern, strlen(pattern)))
 			ri[i].type = desc + strlen(pattern);
 		int function = r->function == FN_YES || (r->function == FN_MAYBE && r->began);
-		enum cv_role role = CV_ROLE_USER;
-		int known = 1;
-		switch (r->role) {
-		case OTF2_REGION_ROLE_FUNCTION:
-			role = function ? CV_ROLE_FUNCTION : CV_ROLE_USER;
-			break;
-		case OTF2_REGION_ROLE_WRAPPER:
-			role = CV_ROLE_WRAPPER;
-			break;
-		case OTF2_REGION_ROLE_THREAD_CREATE:
-			role = CV_ROLE_THREAD_CREATE;
-			break;
-		case OTF2_REGION_ROLE_THREAD_WAIT:
-			role = CV_ROLE_THREAD_WAIT;
-			break;
-		case OTF2_REGION_ROLE_PARALLEL:
-			role = CV_ROLE_PARALLEL;
-			break;
-		case OTF2_REGION_ROLE_LOOP:
-			role = CV_ROLE_LOOP;
-			break;
-		case OTF2_REGION_ROLE_SECTIONS:
-			role = CV_ROLE_SECTIONS;
-			break;
-		case OTF2_REGION_ROLE_SINGLE:
-			role = CV_ROLE_SINGLE;
-			break;
-		case OTF2_REGION_ROLE_BARRIER:
-			role = CV_ROLE_BARRIER;
-			break;
-		case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
-			role = CV_ROLE_IMPLICIT_BARRIER;
-			break;
-		case OTF2_REGION_ROLE_CRITICAL:
-			role = CV_ROLE_CRITICAL;
-			break;
-		case OTF2_REGION_ROLE_ATOMIC:
-			role = CV_ROLE_ATOMIC;
-			break;
-		case OTF2_REGION_ROLE_ORDERED:
-			role = CV_ROLE_ORDERED;
-			break;
-		case OTF2_REGION_ROLE_MASTER:
-			role = CV_ROLE_MASTER;
-			break;
-		case OTF2_REGION_ROLE_TASK:
-			role = CV_ROLE_TASK;
-			break;
-		case OTF2_REGION_ROLE_TASK_CREATE:
-			role = CV_ROLE_TASK_CREATE;
-			break;
-		case OTF2_REGION_ROLE_TASK_WAIT:
-			role = CV_ROLE_TASK_WAIT;
-			break;
-		case OTF2_REGION_ROLE_WORKSHARE:
-			role = CV_ROLE_WORKSHARE;
-			break;
-		case OTF2_REGION_ROLE_CODE: /* trace2otf2 writes a Kokkos phase as a code block */
-			role = CV_ROLE_PHASE;
-			break;
-		case OTF2_REGION_ROLE_DATA_TRANSFER:
-			role = CV_ROLE_DATA_TRANSFER;
-			break;
-		case OTF2_REGION_ROLE_ALLOCATE:
-			role = CV_ROLE_ALLOCATE;
-			break;
-		case OTF2_REGION_ROLE_DEALLOCATE:
-			role = CV_ROLE_DEALLOCATE;
-			break;
-		default:
-			known = 0;
-		}
+		enum cv_role role;
+		int known = rp_otf2_role(r->role, function, &role);
 		ri[i].role = known ? cv_role_name(role) : "other";
-		switch (r->paradigm) {
-		case OTF2_PARADIGM_USER:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_USER, role);
-			break;
-		case OTF2_PARADIGM_PTHREAD:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_PTHREAD, role);
-			break;
-		case OTF2_PARADIGM_NONE: /* fork, exec, spawn, dlopen */
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_PROCESS, role);
-			break;
-		case OTF2_PARADIGM_OPENMP:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_OPENMP, role);
-			break;
-		case OTF2_PARADIGM_KOKKOS:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_KOKKOS, role);
-			break;
-		case OTF2_PARADIGM_MPI:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_MPI, role);
-			break;
-		case OTF2_PARADIGM_CUDA:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_CUDA, role);
-			break;
-		case OTF2_PARADIGM_HIP:
-			ri[i].kind = cv_paradigm_name(CV_PARADIGM_HIP, role);
-			break;
-		default:
-			ri[i].kind = "other";
-		}
+		ri[i].kind = rp_otf2_kind(r->paradigm, role);
 	}
 	for (size_t i = 0; i < in->nprocs; i++) {
 		const struct group *g = &in->groups[i];
