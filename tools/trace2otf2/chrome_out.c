@@ -49,12 +49,11 @@ struct ch_frame {
 struct ch_loc {
 	struct ch_frame *st;
 	uint32_t depth, cap;
-	uint64_t last_fork; /* its last OpenMP fork, for the flows to the team */
-	int forked;
 };
 
 /* A process's numbers by key (open addressing): message counts per (direction,
- * communicator, sender, receiver, tag); the time + 1 of each thread creation written. */
+ * communicator, sender, receiver, tag); each thread creation's and each thread's last fork's
+ * time + 1 and location + 1. */
 struct ch_count {
 	uint64_t key, n;
 };
@@ -429,36 +428,34 @@ static void thread_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint64_t s
 	put_flow(cv, l, 'f', t, "thread", id);
 }
 
+/* A thread's last OpenMP fork: its time + 1 and its location + 1, by its index in the
+ * process (a team names its forker so). */
 static void thread_fork(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t requested)
 {
-	struct ch_loc *s = l->out;
-	(void)cv, (void)requested;
-	if (!s)
-		return;
-	s->last_fork = t;
-	s->forked = 1;
+	uint64_t *p = slot(cv, l->process, mix(7, l->index));
+	(void)requested;
+	if (p)
+		*p = t + 1;
+	if ((p = slot(cv, l->process, mix(8, l->index))))
+		*p = (uint64_t)(l - cv->locs) + 1;
 }
 
 /* A team member begins: a flow from its forker's fork (the forker itself needs none). */
 static void team_begin(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t team)
 {
 	const struct cv_team *tm = &cv->teams[team];
-	const struct cv_process *p = &cv->procs[tm->process];
-	if (l->index == tm->forker)
+	if (l->index == tm->forker || tm->process != l->process)
 		return;
-	for (size_t i = p->first_loc; i < p->first_loc + p->nlocs && i < cv->nlocs; i++) {
-		struct cv_loc *f = &cv->locs[i];
-		struct ch_loc *s = f->out;
-		if (f->kind != CV_LOC_THREAD || f->index != tm->forker || !s || !s->forked)
-			continue;
-		uint64_t id = mix(mix(mix(2, tm->process), f->index), s->last_fork);
-		id = mix(id, l->index);
-		if (!in_window(cv, s->last_fork, s->last_fork) || !in_window(cv, t, t))
-			return;
-		put_flow(cv, f, 's', s->last_fork, "fork", id);
-		put_flow(cv, l, 'f', t, "fork", id);
+	uint64_t *p = slot(cv, l->process, mix(7, tm->forker));
+	uint64_t when = p ? *p : 0;
+	p = slot(cv, l->process, mix(8, tm->forker));
+	uint64_t where = p ? *p : 0;
+	if (!when || !where || where > cv->nlocs || !in_window(cv, when - 1, when - 1) ||
+	    !in_window(cv, t, t))
 		return;
-	}
+	uint64_t id = mix(mix(mix(mix(2, l->process), tm->forker), when), l->index);
+	put_flow(cv, &cv->locs[where - 1], 's', when - 1, "fork", id);
+	put_flow(cv, l, 'f', t, "fork", id);
 }
 
 static void mpi_p2p(struct cv *cv, struct cv_loc *l, uint64_t t, unsigned kind, uint32_t comm,
