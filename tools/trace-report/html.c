@@ -22,36 +22,11 @@ extern const char rp_report_html[]; /* report.html */
 
 static void warnings(struct jw *w, const struct rp_run *r)
 {
-	const struct rp_totals *t = &r->totals;
-	char buf[300];
+	char text[RP_WARNINGS_MAX][RP_WARNING_LEN];
+	int severe[RP_WARNINGS_MAX];
 	jw_array(w, "warnings");
-	if (t->lost) {
-		snprintf(buf, sizeof(buf), "%llu events were lost while tracing",
-			 (unsigned long long)t->lost);
-		jw_str(w, NULL, buf);
-	}
-	if (t->damaged)
-		jw_str(w, NULL, "the trace is damaged: what was valid is shown");
-	if (t->truncated) {
-		snprintf(buf, sizeof(buf), "%llu threads' records end in a file cut short",
-			 (unsigned long long)t->truncated);
-		jw_str(w, NULL, buf);
-	}
-	if (t->cut_processes) {
-		snprintf(buf, sizeof(buf), "%llu processes were killed or their files cut short",
-			 (unsigned long long)t->cut_processes);
-		jw_str(w, NULL, buf);
-	}
-	if (t->unclosed) {
-		snprintf(buf, sizeof(buf), "%llu regions were left open (closed at their end)",
-			 (unsigned long long)t->unclosed);
-		jw_str(w, NULL, buf);
-	}
-	if (t->anomalies) {
-		snprintf(buf, sizeof(buf), "%llu records made no sense (leaves without enter...)",
-			 (unsigned long long)t->anomalies);
-		jw_str(w, NULL, buf);
-	}
+	for (size_t i = 0, n = rp_warnings(r, text, severe); i < n; i++)
+		jw_str(w, NULL, text[i]);
 	jw_end(w);
 }
 
@@ -69,6 +44,14 @@ static void series(struct jw *w, const struct rp_series *s)
 		else
 			jw_double(w, NULL, s->v[i]);
 	jw_end(w);
+	jw_end(w);
+}
+
+static void u64s(struct jw *w, const char *key, const uint64_t *v, size_t n)
+{
+	jw_array(w, key);
+	for (size_t i = 0; i < n; i++)
+		jw_u64(w, NULL, v[i]);
 	jw_end(w);
 }
 
@@ -126,19 +109,13 @@ static void run_data(struct jw *w, const struct rp_run *r)
 	jw_end(w);
 	jw_object(w, "mpi");
 	jw_u64(w, "size", r->mpi_size);
-	jw_array(w, "msgs");
-	for (size_t i = 0; i < (size_t)r->mpi_size * r->mpi_size; i++)
-		jw_u64(w, NULL, r->mpi_msgs[i]);
-	jw_end(w);
-	jw_array(w, "bytes");
-	for (size_t i = 0; i < (size_t)r->mpi_size * r->mpi_size; i++)
-		jw_u64(w, NULL, r->mpi_bytes[i]);
-	jw_end(w);
+	u64s(w, "msgs", r->mpi_msgs, (size_t)r->mpi_size * r->mpi_size);
+	u64s(w, "bytes", r->mpi_bytes, (size_t)r->mpi_size * r->mpi_size);
 	jw_end(w);
 	jw_end(w);
 }
 
-void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns)
+int rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns)
 {
 	const char *mark = strstr(rp_report_html, MARK);
 	char *data = NULL;
@@ -148,8 +125,10 @@ void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns)
 		if (m)
 			fclose(m);
 		free(data);
-		fputs("trace-report: the HTML page is missing its data mark\n", stderr);
-		return;
+		fputs(mark ? "trace-report: out of memory\n"
+			   : "trace-report: the HTML page is missing its data mark\n",
+		      stderr);
+		return -1;
 	}
 	struct jw w;
 	jw_init(&w, m);
@@ -170,4 +149,5 @@ void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns)
 			fputc(data[i], f);
 	fputs(mark + strlen(MARK), f);
 	free(data);
+	return 0;
 }

@@ -553,7 +553,7 @@ int main(int argc, char **argv)
 	else if (csv)
 		rp_write_csv(f, base.runs, base.n);
 	else if (html)
-		rp_write_html(f, base.runs, base.n);
+		status = rp_write_html(f, base.runs, base.n) ? RP_EXIT_ERROR : RP_EXIT_OK;
 	else if (tree)
 		for (size_t i = 0; i < base.n; i++) {
 			if (i)

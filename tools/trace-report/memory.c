@@ -35,11 +35,14 @@ struct acc_space {
 	uint64_t live_at_high;
 };
 
-static struct acc_space *space_of(struct acc *a, uint32_t process, const char *name)
+/* The space `name` of process, made when `make` (else NULL when it has had no allocation). */
+static struct acc_space *space_of(struct acc *a, uint32_t process, const char *name, int make)
 {
 	for (size_t i = 0; i < a->nspaces; i++)
 		if (a->spaces[i].process == process && !strcmp(a->spaces[i].name, name))
 			return &a->spaces[i];
+	if (!make)
+		return NULL;
 	struct acc_space *s = realloc(a->spaces, (a->nspaces + 1) * sizeof(*s));
 	if (!s) {
 		a->oom = 1;
@@ -88,7 +91,7 @@ static void take_high(struct acc *a, struct acc_space *s)
 void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *label, uint64_t addr,
 	       uint64_t bytes, uint64_t ts)
 {
-	struct acc_space *s = space_of(a, process, space);
+	struct acc_space *s = space_of(a, process, space, 1);
 	if (!s)
 		return;
 	if (s->nlive == s->cap) {
@@ -121,8 +124,8 @@ void acc_alloc(struct acc *a, uint32_t process, const char *space, const char *l
 
 void acc_dealloc(struct acc *a, uint32_t process, const char *space, uint64_t addr, uint64_t ts)
 {
-	struct acc_space *s = space_of(a, process, space);
-	if (!s)
+	struct acc_space *s = space_of(a, process, space, 0);
+	if (!s) /* nothing of it was seen allocated */
 		return;
 	size_t i = s->nlive;
 	while (i > 0 && s->live[i - 1].addr != addr)

@@ -135,30 +135,51 @@ static void write_meta(FILE *f, const struct rp_run *r)
 		m->processes, m->threads, m->ranks);
 	fprintf(f, "  git        %s\n", m->git_revision ? m->git_revision : "-");
 	fprintf(f, "  events     %" PRIu64 "\n", r->totals.events);
+	char w[RP_WARNINGS_MAX][RP_WARNING_LEN];
+	int severe[RP_WARNINGS_MAX];
+	for (size_t i = 0, n = rp_warnings(r, w, severe); i < n; i++)
+		fprintf(f, "%s %s\n", severe[i] ? "!!" : "  ", w[i]);
+}
+
+size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *severe)
+{
 	const struct rp_totals *t = &r->totals;
-	if (t->lost)
-		fprintf(f,
-			"!! %" PRIu64 " EVENTS WERE LOST while tracing: the counts and times below "
-			"are short of what ran !!\n",
-			t->lost);
-	if (t->damaged)
-		fprintf(f, "!! the trace is damaged: this is the profile of what could be read\n");
-	if (t->cut_processes)
-		fprintf(f,
-			"!! %" PRIu64
-			" process%s ended abruptly or left files cut short: profiled up "
-			"to where the trace ends\n",
-			t->cut_processes, t->cut_processes == 1 ? "" : "es");
-	if (t->anomalies)
-		fprintf(f,
-			"!! %" PRIu64 " anomalies: records that made no sense (a leave without its "
-			"enter, nesting too deep) were passed over\n",
-			t->anomalies);
-	if (t->unclosed)
-		fprintf(f,
-			"   %" PRIu64 " regions left open were closed when the process ended (or, "
-			"if it did not end normally, at their thread's last event)\n",
-			t->unclosed);
+	size_t n = 0;
+	if (t->lost) {
+		severe[n] = 1;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64 " EVENTS WERE LOST while tracing: the counts and times below "
+			 "are short of what ran",
+			 t->lost);
+	}
+	if (t->damaged) {
+		severe[n] = 1;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "the trace is damaged: this is the profile of what could be read");
+	}
+	if (t->cut_processes) {
+		severe[n] = 1;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64
+			 " process%s ended abruptly or left files cut short: profiled up "
+			 "to where the trace ends",
+			 t->cut_processes, t->cut_processes == 1 ? "" : "es");
+	}
+	if (t->anomalies) {
+		severe[n] = 1;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64 " anomalies: records that made no sense (a leave without its "
+			 "enter, nesting too deep) were passed over",
+			 t->anomalies);
+	}
+	if (t->unclosed) {
+		severe[n] = 0;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64 " regions left open were closed when the process ended (or, "
+			 "if it did not end normally, at their thread's last event)",
+			 t->unclosed);
+	}
+	return n;
 }
 
 static void write_regions(FILE *f, const struct rp_run *r, size_t top)

@@ -108,7 +108,6 @@ static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 {
 	int found;
 	uint64_t addr = attr(attrs, nattrs, CV_ATTR_RESULT_ADDRESS, &found);
-	(void)cv;
 	if (l->out) {
 		acc_call_leave(A(cv), l->out, t, found, addr);
 		acc_leave(A(cv), l->out, t, region);

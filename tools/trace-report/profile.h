@@ -229,8 +229,14 @@ void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
 void rp_write_tree(FILE *f, const struct rp_run *run, double min);
 /* The memory spaces' high-water marks and what was live then. */
 void rp_write_memory(FILE *f, const struct rp_run *run);
-/* html.c: one self-contained page of the runs. */
-void rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns);
+/* html.c: one self-contained page of the runs.  0, or -1 (said on stderr). */
+int rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns);
+/* What the run's totals warn of (lost events, damage, cut processes, anomalies, regions left
+ * open), one text each in out; severe[i]: the profile is short of what ran.  Returns how
+ * many. */
+#define RP_WARNINGS_MAX 5
+#define RP_WARNING_LEN	256
+size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *severe);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
 char *rp_fmt_ns(char *buf, size_t len, double ns, int sign);
 /*

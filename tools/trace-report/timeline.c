@@ -95,7 +95,8 @@ int acc_timeline_build(const struct acc_timeline *tl, struct rp_thread *t)
 		return -1;
 	o->origin = tl->origin;
 	o->width = tl->width;
-	uint32_t n = tl_bin_of((struct acc_timeline *)tl, tl->last) + 1;
+	uint64_t last = (tl->last > tl->origin ? tl->last - tl->origin : 0) / tl->width;
+	uint32_t n = last < RP_BINS ? (uint32_t)last + 1 : RP_BINS; /* acc_timeline_at widened */
 	o->n = n;
 	for (uint32_t i = 0; i < n; i++) {
 		o->region[i] = (int32_t)tl->b[i].region;
