@@ -43,6 +43,15 @@ uint32_t ltr_handle(const char *name);
 void ltr_region_begin_h(uint32_t handle);
 void ltr_region_end_h(uint32_t handle);
 
+/*
+ * Pauses and resumes recording in the whole process (every thread, every module): what
+ * happens in between leaves no records, calls already under way when it pauses finish
+ * theirs.  The calling thread records a marker at each.  LIBTRACE_START_PAUSED=1 starts a
+ * process paused; LIBTRACE_TOGGLE_SIGNAL names a signal that pauses and resumes.
+ */
+void ltr_trace_pause(void);
+void ltr_trace_resume(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
  * config.c - the LIBTRACE_* table and its parser.  Every variable the runtime reads is one
  * row here; docs/settings.md and libtrace(7) document each row (tests keep them in sync).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,23 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_TEST_CLOCK_SKEW", LT_OPT_DURATION, "0", NULL,
      "Tests only: a signed duration (e.g. -5ms) added to every clock reading of the "
      "process, to stand for another node's clock (MPI clock alignment tests)."},
+    {"LIBTRACE_EXCLUDE", LT_OPT_STRING, "", NULL,
+     "Comma-separated globs (*, ?, [...]) over the names of calls (pthread_mutex_lock), "
+     "annotated regions, Kokkos kernels and regions and MPI functions that are not recorded; "
+     "or the path of a Score-P filter file (REGION_NAMES blocks of EXCLUDE and INCLUDE "
+     "rules, the last matching rule wins). Empty: none."},
+    {"LIBTRACE_INCLUDE", LT_OPT_STRING, "", NULL,
+     "Comma-separated globs, or a Score-P filter file: what matches is recorded even where "
+     "LIBTRACE_EXCLUDE matches too; with globs here, names that match neither are not "
+     "recorded. Empty: everything not excluded."},
+    {"LIBTRACE_MIN_DURATION", LT_OPT_DURATION, "0", NULL,
+     "Regions and blocking calls shorter than this leave no records (a unit ns, us, ms or "
+     "s; 0: keep all); each thread's count of them is kept and trace-report shows it."},
+    {"LIBTRACE_START_PAUSED", LT_OPT_BOOL, "0", NULL,
+     "1: record nothing until ltr_trace_resume() or the toggle signal."},
+    {"LIBTRACE_TOGGLE_SIGNAL", LT_OPT_STRING, "", NULL,
+     "A signal (SIGUSR2, USR2, a number, SIGRTMIN+N) that pauses and resumes recording each "
+     "time it arrives. Empty: none."},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -100,6 +118,11 @@ enum {
 	OPT_CUPTI,
 	OPT_CUPTI_LIB,
 	OPT_TEST_CLOCK_SKEW,
+	OPT_EXCLUDE,
+	OPT_INCLUDE,
+	OPT_MIN_DURATION,
+	OPT_START_PAUSED,
+	OPT_TOGGLE_SIGNAL,
 	OPT_COUNT
 };
 
@@ -190,6 +213,54 @@ static int parse_bool(const char *s, int *out)
 		}
 	}
 	return -1;
+}
+
+/* A signal that a program can be sent to toggle something: a name with or without SIG, a
+ * number, or RTMIN+N / RTMAX-N.  0 for "", -1 for what is no such signal or cannot be caught
+ * (KILL, STOP) or means a fault (SEGV, BUS, FPE, ILL, ABRT, TRAP). */
+static int parse_signal(const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} names[] = {
+	    {"HUP", SIGHUP},	   {"INT", SIGINT},   {"QUIT", SIGQUIT},   {"USR1", SIGUSR1},
+	    {"USR2", SIGUSR2},	   {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},   {"TERM", SIGTERM},
+	    {"CHLD", SIGCHLD},	   {"CONT", SIGCONT}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
+	    {"TTOU", SIGTTOU},	   {"URG", SIGURG},   {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
+	    {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"IO", SIGIO},
+	    {"PWR", SIGPWR},	   {"SYS", SIGSYS}};
+	if (!*s)
+		return 0;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	char *end;
+	long n;
+	if (*s >= '0' && *s <= '9') {
+		n = strtol(s, &end, 10);
+		if (*end)
+			return -1;
+	} else if (!strncasecmp(s, "RTMIN", 5) || !strncasecmp(s, "RTMAX", 5)) {
+		int min = !strncasecmp(s, "RTMIN", 5);
+		long off = 0;
+		if (s[5]) {
+			if (s[5] != (min ? '+' : '-'))
+				return -1;
+			off = strtol(s + 6, &end, 10);
+			if (end == s + 6 || *end || off < 0)
+				return -1;
+		}
+		n = min ? SIGRTMIN + off : SIGRTMAX - off;
+	} else {
+		n = -1;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcasecmp(s, names[i].name))
+				n = names[i].sig;
+	}
+	if (n < 1 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP || n == SIGSEGV || n == SIGBUS ||
+	    n == SIGFPE || n == SIGILL || n == SIGABRT || n == SIGTRAP)
+		return -1;
+	return (int)n;
 }
 
 static int parse_int(const char *s, int *out)
@@ -310,11 +381,35 @@ static int apply(size_t i, const char *v)
 		SET(i).num = ns;
 		return 0;
 	}
+	case OPT_MIN_DURATION: {
+		uint64_t ns;
+		if (parse_duration(v, &ns) || ns > 3600000000000ull)
+			return -1;
+		SET(i).num = ns;
+		return 0;
+	}
+	case OPT_START_PAUSED: {
+		int b;
+		if (parse_bool(v, &b))
+			return -1;
+		SET(i).num = (unsigned)b;
+		return 0;
+	}
+	case OPT_TOGGLE_SIGNAL: {
+		int sig = parse_signal(v);
+		if (sig < 0 || strlen(v) >= SETTING_STR_MAX)
+			return -1;
+		SET(i).num = (unsigned)sig;
+		strcpy(SET(i).str, v);
+		return 0;
+	}
 	case OPT_SAMPLERS:
 		return parse_mask(v, lt_sampler_names, i);
 	case OPT_SYSFS_ROOT:
 	case OPT_PAPI_EVENTS:
 	case OPT_CUPTI_LIB:
+	case OPT_EXCLUDE:
+	case OPT_INCLUDE:
 		if (strlen(v) >= SETTING_STR_MAX)
 			return -1;
 		strcpy(SET(i).str, v);
@@ -421,11 +516,18 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		break;
 	case OPT_SAMPLE_PERIOD:
 	case OPT_STACK_SAMPLING:
+	case OPT_MIN_DURATION:
 		snprintf(buf, len, "%s=%lluns", o->name, (unsigned long long)SET(i).num);
+		break;
+	case OPT_START_PAUSED:
+		snprintf(buf, len, "%s=%d", o->name, (int)SET(i).num);
 		break;
 	case OPT_SYSFS_ROOT:
 	case OPT_PAPI_EVENTS:
 	case OPT_CUPTI_LIB:
+	case OPT_EXCLUDE:
+	case OPT_INCLUDE:
+	case OPT_TOGGLE_SIGNAL:
 		snprintf(buf, len, "%s=%s", o->name, SET(i).str);
 		break;
 	case OPT_CALLSITE_DEPTH:

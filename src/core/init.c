@@ -424,11 +424,12 @@ void lt_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	lt_callsite_depth = lt_cfg.callsite_depth;
 	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
+	lt_filter_init();
 	lt_modules_start(0);
-	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
+	lt_active = lt_recording_mask() | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
-	lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0);
+	lt_filter_started(lt_thread_register(lt_thread_new_index(), LT_NO_THREAD, 0));
 	lt_modules_started(0);
 	lt_info("tracing into %s", proc_dir);
 out:
@@ -481,6 +482,7 @@ static void after_fork_child(void)
 	lt_thread_after_fork_child();
 	lt_thread_map_after_fork_child();
 	lt_strings_after_fork_child();
+	lt_filter_after_fork_child();
 	lt_modules_fork_child();
 	pid_t parent = traced_pid;
 	int dfd = reopen_trace_dir();
@@ -500,9 +502,10 @@ static void after_fork_child(void)
 		lt_tls_guard--;
 		return;
 	}
-	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
+	lt_active = lt_recording_mask() | LT_ACTIVE_INIT;
 	lt_modules_start(1);
 	struct lt_thread *t = lt_thread_register(lt_thread_new_index(), parent_thread, 0);
+	lt_filter_started(t);
 	lt_modules_started(1); /* the parent's helper threads did not come along */
 	if (t && in_wrapper) {
 		lt_guard_take(t);
@@ -533,6 +536,7 @@ void lt_before_exec(void)
 	lt_modules_before_exec();
 	lt_buffer_flush_all(1);
 	lt_thread_counts_flush();
+	lt_thread_dropped_flush();
 	lt_meta_sync();
 	lt_meta_line(LT_META_EXEC " %llu", (unsigned long long)lt_now());
 }
@@ -560,6 +564,7 @@ void lt_process_end(const char *how)
 		lt_buffer_flush_all(1);
 		lt_buffer_trim();
 		lt_thread_counts_flush(); /* its lock might be the interrupted code's otherwise */
+		lt_thread_dropped_flush();
 	}
 	lt_meta_sync();
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);

@@ -93,6 +93,16 @@ LT_HIDDEN void lt_thread_map_after_fork_child(void);
 /* strings.c */
 LT_HIDDEN void lt_strings_after_fork_child(void);
 
+/* filter.c: selective recording (its hot half is in module.h). */
+LT_HIDDEN void lt_filter_init(void); /* after the settings and the clock */
+LT_HIDDEN void lt_filter_started(struct lt_thread *t0);
+LT_HIDDEN void lt_filter_after_fork_child(void);
+LT_HIDDEN void lt_filter_string(uint32_t id, const char *s); /* a name just interned */
+LT_HIDDEN void lt_filter_thread_counts(struct lt_thread *t); /* its "dropped" meta lines */
+LT_HIDDEN unsigned lt_recording_mask(void); /* the modules to record now: none when paused */
+/* thread.c: lt_filter_thread_counts of every live thread. */
+LT_HIDDEN void lt_thread_dropped_flush(void);
+
 /* meta.c */
 LT_HIDDEN int lt_meta_open(const char *dir);
 LT_HIDDEN void lt_meta_sync(void);

@@ -49,6 +49,8 @@ union lt_local {
 };
 #define LT_MODULES_MAX 24 /* registered modules with per-thread storage */
 
+#define LT_SHORT_DEPTH 16 /* nested regions LIBTRACE_MIN_DURATION can take out */
+
 /* Per-thread state.  Reached through one initial-exec TLS pointer; lives on the heap. */
 struct lt_thread {
 	/* Hot: the encoder's cursor. */
@@ -82,6 +84,15 @@ struct lt_thread {
 		const char *interned;
 		uint32_t id;
 	} scache[32]; /* strings seen lately by pointer, for the annotation API */
+	/* Selective recording (filter.c). */
+	uint64_t dropped[LT_DROP_CAUSES]; /* calls and regions not recorded, by enum lt_drop */
+	uint64_t *cnt_at, *cnt_end;	  /* the last COUNTERS record written, */
+	uint64_t cnt_seq;		  /* in the chunk before this seq */
+	unsigned short_depth;		  /* open enters noted for LIBTRACE_MIN_DURATION */
+	struct {
+		uint64_t *at; /* where the enter's records begin */
+		uint64_t seq; /* t->seq then: the same chunk */
+	} short_open[LT_SHORT_DEPTH];
 	/* Each module's own per-thread word (zero at the thread's start; lt_local). */
 	union lt_local local[LT_MODULES_MAX];
 };
@@ -291,8 +302,64 @@ extern LT_HIDDEN void (*lt_counter_read)(struct lt_thread *t);
  * where counters are read through a system call: only at region boundaries). */
 static inline void lt_counters(struct lt_thread *t, unsigned mod)
 {
-	if (unlikely(lt_counter_modules & mod))
+	if (unlikely(lt_counter_modules & mod)) {
+		/* Noted for the selective recording: the reading goes where its record goes. */
+		t->cnt_at = t->pos;
 		lt_counter_read(t);
+		t->cnt_end = t->pos;
+		t->cnt_seq = t->seq;
+	}
+}
+
+/*
+ * Selective recording (filter.c): LIBTRACE_EXCLUDE / LIBTRACE_INCLUDE name filters and
+ * LIBTRACE_MIN_DURATION.  With neither set, each costs one load and a branch per record.
+ *
+ * A filtered call or region writes nothing (its COUNTERS reading, written just before, is
+ * taken back) and counts in t->dropped[LT_DROP_FILTER].  With a minimum duration, every enter
+ * notes where its records begin (lt_short_open); at the leave, if nothing but the enter's
+ * own records came after that point in the same chunk and it began less than the minimum
+ * ago, the thread's cursor goes back there (lt_short_close: true, write no leave).  Nested
+ * short regions go innermost first, so a short region holding only short ones goes too.
+ */
+extern LT_HIDDEN uint64_t lt_min_ticks;	       /* LIBTRACE_MIN_DURATION in clock ticks, 0: off */
+extern LT_HIDDEN unsigned char lt_filter_fns;  /* some lt_fn is filtered out */
+extern LT_HIDDEN unsigned char lt_filter_strs; /* some name is filtered out */
+extern LT_HIDDEN unsigned char lt_fn_off[LT_FN_MAX];  /* by enum lt_fn: not recorded */
+extern LT_HIDDEN unsigned char lt_str_off[65536 / 8]; /* by string id: a filtered name */
+LT_HIDDEN int lt_fn_skip_slow(struct lt_thread *t, unsigned fn, int count);
+LT_HIDDEN void lt_short_push(struct lt_thread *t, uint64_t *at);
+LT_HIDDEN int lt_short_pop(struct lt_thread *t);
+LT_HIDDEN void lt_filter_drop(struct lt_thread *t);
+/* ltr_trace_pause / ltr_trace_resume: t (may be NULL) records the pause's marker. */
+LT_HIDDEN void lt_recording_pause(struct lt_thread *t);
+LT_HIDDEN void lt_recording_resume(void);
+/* Recording is paused, and module `mod` records when it is not. */
+LT_HIDDEN int lt_recording_paused(unsigned mod);
+
+/* True when call `fn` is not to be recorded; `count`: this is its first record. */
+static inline int lt_fn_skip(struct lt_thread *t, unsigned fn, int count)
+{
+	return unlikely(lt_filter_fns) && lt_fn_skip_slow(t, fn, count);
+}
+
+/* True when the name of string id `id` is filtered out (a region, a kernel, a call). */
+static inline int lt_str_skip(uint32_t id)
+{
+	return unlikely(lt_filter_strs) && id < 65536 && (lt_str_off[id >> 3] >> (id & 7) & 1);
+}
+
+/* For an enter whose records began at `at` (t->pos before them). */
+static inline void lt_short_open(struct lt_thread *t, uint64_t *at)
+{
+	if (unlikely(lt_min_ticks))
+		lt_short_push(t, at);
+}
+
+/* Before a leave's record: true when the pair is taken out (write no leave). */
+static inline int lt_short_close(struct lt_thread *t)
+{
+	return unlikely(lt_min_ticks) && lt_short_pop(t);
 }
 
 /*
@@ -396,6 +463,12 @@ static inline struct lt_mark lt_mark_now(const struct lt_thread *t)
 static inline void lt_call_put(struct lt_thread *t, uint64_t ts, enum lt_fn fn, const void *obj,
 			       int result)
 {
+	if (lt_fn_skip(t, fn, 1))
+		return;
+	if (unlikely(lt_min_ticks)) {
+		t->dropped[LT_DROP_SHORT]++; /* a call that does not block is shorter than any */
+		return;
+	}
 	uint64_t ra = lt_callsite(t, ts);
 	unsigned w = 3 + (ra != 0);
 	uint64_t *p = lt_reserve(t, w);
@@ -421,14 +494,22 @@ static inline void lt_call_release(struct lt_thread *t, struct lt_mark mark, enu
 
 static inline void lt_call_enter(struct lt_thread *t, enum lt_fn fn, const void *obj)
 {
+	if (lt_fn_skip(t, fn, 1))
+		return;
+	uint64_t *at = t->pos;
 	lt_emit1(t, LT_REC_CALL_ENTER, fn, 0, (uint64_t)(uintptr_t)obj);
+	lt_short_open(t, at);
 }
 
 /* A CALL_ENTER of `n` payload words (n <= 2) with the call site noted in t. */
 static inline void lt_call_enter_n(struct lt_thread *t, enum lt_fn fn, unsigned n, uint64_t p0,
 				   uint64_t p1)
 {
+	if (lt_fn_skip(t, fn, 1))
+		return;
+	uint64_t *at = t->pos;
 	lt_emit_cs(t, LT_REC_CALL_ENTER, fn, 0, n, p0, p1);
+	lt_short_open(t, at);
 }
 
 /* lt_call_enter with the call site noted in t. */
@@ -446,11 +527,17 @@ static inline void lt_call_enter2(struct lt_thread *t, enum lt_fn fn, const void
 
 static inline void lt_call_enter0(struct lt_thread *t, enum lt_fn fn)
 {
+	if (lt_fn_skip(t, fn, 1))
+		return;
+	uint64_t *at = t->pos;
 	lt_emit0(t, LT_REC_CALL_ENTER, fn, 0);
+	lt_short_open(t, at);
 }
 
 static inline void lt_call_leave(struct lt_thread *t, enum lt_fn fn, int result)
 {
+	if (lt_fn_skip(t, fn, 0) || lt_short_close(t))
+		return;
 	lt_emit0(t, LT_REC_CALL_LEAVE, fn, (uint32_t)result);
 }
 

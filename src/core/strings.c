@@ -83,6 +83,7 @@ static uint32_t lookup(const char *s, const char **interned)
 			memcpy(e->str, s, len);
 			e->str[len] = '\0';
 			define(e);
+			lt_filter_string(e->id, e->str);
 			__atomic_store_n(&table[i], e, __ATOMIC_RELEASE);
 			*interned = e->str;
 			id = e->id;

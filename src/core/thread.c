@@ -136,6 +136,7 @@ void lt_thread_end(struct lt_thread *t)
 	lt_modules_thread_end(t);
 	lt_buffer_settle(t);
 	lt_emit0(t, LT_REC_THREAD_END, 0, t->index);
+	lt_filter_thread_counts(t);
 	if (t->slot >= 0)
 		count_chunks(t->index, t->seq);
 	if (t->lost_noslot)
@@ -161,6 +162,14 @@ void lt_thread_end(struct lt_thread *t)
 		lt_self = NULL;
 	}
 	free(t);
+}
+
+void lt_thread_dropped_flush(void)
+{
+	lt_lock(&reg_lock);
+	for (struct lt_thread *t = live; t; t = t->next_live)
+		lt_filter_thread_counts(t);
+	lt_unlock(&reg_lock);
 }
 
 size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max)

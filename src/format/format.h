@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 8
+#define LT_FORMAT_MINOR 9
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -464,6 +464,15 @@ enum lt_gpu_act {
  */
 #define LT_REC_F_CALLSITE 0x80u
 
+/* Whether records of `type` (flag removed) open something a later record closes: a call,
+ * a region, a construct, a kernel. */
+static inline int lt_rec_opens(unsigned type)
+{
+	return type == LT_REC_CALL_ENTER || type == LT_REC_REGION_ENTER ||
+	       type == LT_REC_MPI_ENTER || type == LT_REC_OMP_ENTER ||
+	       type == LT_REC_KOKKOS_BEGIN || type == LT_REC_GPU_ENTER;
+}
+
 enum lt_value_kind {
 	LT_VALUE_INT64 = 0,
 	LT_VALUE_DOUBLE = 1,
@@ -473,6 +482,16 @@ enum lt_lost_cause {
 	LT_LOST_BUFFER = 1, /* drop policy: the thread's ring was full */
 	LT_LOST_IO = 2,	    /* the events file could not be written (disk full, I/O error) */
 	LT_LOST_NORING = 3, /* the thread got no ring (the ring file could not grow) */
+};
+
+/*
+ * What selective recording left out on purpose (1.9), by cause: meta "dropped" lines count
+ * calls and regions (an enter/leave pair, or one CALL record, counts once).
+ */
+enum lt_drop {
+	LT_DROP_SHORT = 0,  /* shorter than LIBTRACE_MIN_DURATION */
+	LT_DROP_FILTER = 1, /* its name filtered out (LIBTRACE_EXCLUDE / LIBTRACE_INCLUDE) */
+	LT_DROP_CAUSES
 };
 
 /*
@@ -670,6 +689,13 @@ enum lt_omp_dep {
  *   main 1                       the C library started the program through libtrace's
  *                                __libc_start_main: MAIN records say when main began and
  *                                returned (else the main thread's life stands for it)
+ *   dropped THREAD CAUSE COUNT   thread THREAD left COUNT calls and regions unrecorded on
+ *                                purpose, for enum lt_drop CAUSE (1.9: at its end, or at
+ *                                the process's end while it lives)
+ *   paused 1                     recording began paused (LIBTRACE_START_PAUSED, 1.9);
+ *                                pauses and resumes are MARKER records of the thread
+ *                                that made them, with the texts LT_PAUSE_TEXT and
+ *                                LT_RESUME_TEXT
  *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at
@@ -716,5 +742,10 @@ enum lt_omp_dep {
 #define LT_META_MPI_CLOCK      "mpi_clock"
 #define LT_META_MAIN	       "main"
 #define LT_META_STACK	       "stack_sampling" /* <period ns>: STACK records may follow */
+#define LT_META_DROPPED	       "dropped"
+#define LT_META_PAUSED	       "paused"
+
+#define LT_PAUSE_TEXT  "libtrace: recording paused"
+#define LT_RESUME_TEXT "libtrace: recording resumed"
 
 #endif /* LIBTRACE_FORMAT_H */

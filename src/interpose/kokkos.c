@@ -188,6 +188,9 @@ LT_EXPORT void kokkosp_finalize_library(void)
 	lt_finish(t);
 }
 
+/* The id of a kernel or fence whose name is filtered out. */
+#define SKIPPED (1ull << 63)
+
 /* A kernel or a fence begins: the id Kokkos gives back at its end is ours. */
 static inline void begin_id(unsigned kind, const char *name, uint32_t device, uint64_t *id)
 {
@@ -198,20 +201,33 @@ static inline void begin_id(unsigned kind, const char *name, uint32_t device, ui
 		return;
 	}
 	uint32_t n = (uint32_t)++lt_local(t, &lt_module_kokkos)->n; /* kernels, fences begun */
+	uint32_t name_id = lt_string_id(t, name);
+	if (lt_str_skip(name_id)) {
+		t->dropped[LT_DROP_FILTER]++;
+		if (id)
+			*id = SKIPPED | n; /* its end records nothing either */
+		lt_finish(t);
+		return;
+	}
 	if (id)
 		*id = n;
+	uint64_t *at = t->pos;
 	lt_counters(t, LT_MOD_KOKKOS);
-	lt_emit1(t, LT_REC_KOKKOS_BEGIN, kind, lt_string_id(t, name), (uint64_t)device << 32 | n);
+	lt_emit1(t, LT_REC_KOKKOS_BEGIN, kind, name_id, (uint64_t)device << 32 | n);
+	lt_short_open(t, at);
 	lt_finish(t);
 }
 
 static inline void end_id(unsigned kind, uint64_t id)
 {
+	if (id & SKIPPED)
+		return;
 	struct lt_thread *t = lt_begin(LT_MOD_KOKKOS);
 	if (!t)
 		return;
 	lt_counters(t, LT_MOD_KOKKOS);
-	lt_emit0(t, LT_REC_KOKKOS_END, kind, (uint32_t)id);
+	if (kind == LT_KOKKOS_region || kind == LT_KOKKOS_section || !lt_short_close(t))
+		lt_emit0(t, LT_REC_KOKKOS_END, kind, (uint32_t)id);
 	lt_finish(t);
 }
 

@@ -17,23 +17,34 @@
 #include "../core/module.h"
 #include "../common/modules.h"
 
+extern const struct lt_module lt_module_mpi;
+
 LT_EXPORT void *ltr_mpi_enter(const char *name, const void *caller)
 {
 	struct lt_thread *t = lt_begin(LT_MOD_MPI);
 	if (!t)
 		return NULL;
 	lt_in_runtime = 1;
+	uint32_t name_id = lt_string_id(t, name);
+	if (lt_str_skip(name_id)) {
+		/* Filtered out: the call keeps its guard, and writes nothing but communicator
+		 * definitions, which later calls need. */
+		t->dropped[LT_DROP_FILTER]++;
+		lt_local(t, &lt_module_mpi)->n = 1;
+		return t;
+	}
 	t->cs_ra = (uint64_t)(uintptr_t)caller;
 	t->cs_fp = 0; /* frame 1 only: the companion's frame is not the program's */
+	uint64_t *at = t->pos;
 	uint64_t ts = lt_now();
 	uint64_t ra = lt_callsite(t, ts);
 	unsigned w = 2 + (ra != 0);
 	uint64_t *p = lt_reserve(t, w);
-	lt_rec_put(p, ts, LT_REC_MPI_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, 0,
-		   lt_string_id(t, name));
+	lt_rec_put(p, ts, LT_REC_MPI_ENTER | (ra ? LT_REC_F_CALLSITE : 0), w, 0, name_id);
 	if (ra)
 		p[2] = ra;
 	lt_commit(t);
+	lt_short_open(t, at);
 	return t;
 }
 
@@ -42,7 +53,10 @@ LT_EXPORT void ltr_mpi_leave(void *token, int rc)
 	struct lt_thread *t = token;
 	if (!t)
 		return;
-	lt_emit0(t, LT_REC_MPI_LEAVE, 0, (uint32_t)rc);
+	if (lt_local(t, &lt_module_mpi)->n)
+		lt_local(t, &lt_module_mpi)->n = 0; /* filtered out */
+	else if (!lt_short_close(t))
+		lt_emit0(t, LT_REC_MPI_LEAVE, 0, (uint32_t)rc);
 	lt_in_runtime = 0;
 	lt_finish(t);
 }
@@ -51,7 +65,7 @@ LT_EXPORT void ltr_mpi_p2p(void *token, unsigned kind, uint32_t peer, uint64_t c
 			   uint64_t bytes, uint64_t request)
 {
 	struct lt_thread *t = token;
-	if (!t)
+	if (!t || lt_local(t, &lt_module_mpi)->n)
 		return;
 	uint64_t *p = lt_reserve(t, 6);
 	lt_rec_put(p, lt_now(), LT_REC_MPI_P2P, 6, kind, peer);
@@ -66,7 +80,7 @@ LT_EXPORT void ltr_mpi_coll(void *token, unsigned op, uint32_t root, uint64_t co
 			    uint64_t received)
 {
 	struct lt_thread *t = token;
-	if (!t)
+	if (!t || lt_local(t, &lt_module_mpi)->n)
 		return;
 	uint64_t *p = lt_reserve(t, 5);
 	lt_rec_put(p, lt_now(), LT_REC_MPI_COLL, 5, op, root);

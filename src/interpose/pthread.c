@@ -217,7 +217,7 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	s->index = lt_thread_new_index();
 	s->parent = t->index;
 	LT_NOTE_CALLER(t);
-	lt_emit_cs(t, LT_REC_CALL_ENTER, LT_FN_pthread_create, 0, 0, 0, 0);
+	lt_call_enter_n(t, LT_FN_pthread_create, 0, 0, 0);
 	/* Before the real call, so that the creation precedes the child's begin in time; a
 	 * failed creation is recognised by the non-zero result of CALL_LEAVE. */
 	lt_emit0(t, LT_REC_THREAD_CREATE, 0, s->index);
@@ -258,28 +258,28 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 }
 
 /* The join family: CALL_ENTER names the awaited thread, THREAD_WAIT follows a success. */
-#define WRAP_JOIN(name, params, args)                                           \
-	static __typeof__(&name) real_##name;                                   \
-	LT_EXPORT int name params                                               \
-	{                                                                       \
-		LT_RESOLVE(name, NULL);                                         \
-		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);                 \
-		if (!t)                                                         \
-			return real_##name args;                                \
-		LT_NOTE_CALLER(t);                                              \
-		uint32_t index = lt_thread_map_get((unsigned long)th, 0);       \
-		lt_emit_cs(t, LT_REC_CALL_ENTER, LT_FN_##name, 0, 1, index, 0); \
-		lt_finish(t);                                                   \
-		int rc = real_##name args;                                      \
-		if (rc == 0)                                                    \
-			lt_thread_map_get((unsigned long)th, 1);                \
-		if (lt_resume(t)) {                                             \
-			if (rc == 0 && index != LT_NO_THREAD)                   \
-				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index);      \
-			lt_call_leave(t, LT_FN_##name, rc);                     \
-			lt_finish(t);                                           \
-		}                                                               \
-		return rc;                                                      \
+#define WRAP_JOIN(name, params, args)                                      \
+	static __typeof__(&name) real_##name;                              \
+	LT_EXPORT int name params                                          \
+	{                                                                  \
+		LT_RESOLVE(name, NULL);                                    \
+		struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);            \
+		if (!t)                                                    \
+			return real_##name args;                           \
+		LT_NOTE_CALLER(t);                                         \
+		uint32_t index = lt_thread_map_get((unsigned long)th, 0);  \
+		lt_call_enter_n(t, LT_FN_##name, 1, index, 0);             \
+		lt_finish(t);                                              \
+		int rc = real_##name args;                                 \
+		if (rc == 0)                                               \
+			lt_thread_map_get((unsigned long)th, 1);           \
+		if (lt_resume(t)) {                                        \
+			if (rc == 0 && index != LT_NO_THREAD)              \
+				lt_emit0(t, LT_REC_THREAD_WAIT, 0, index); \
+			lt_call_leave(t, LT_FN_##name, rc);                \
+			lt_finish(t);                                      \
+		}                                                          \
+		return rc;                                                 \
 	}
 
 WRAP_JOIN(pthread_join, (pthread_t th, void **res), (th, res))

@@ -50,3 +50,11 @@ STUB void ltr_region_end_h(uint32_t handle)
 {
 	(void)handle;
 }
+
+STUB void ltr_trace_pause(void)
+{
+}
+
+STUB void ltr_trace_resume(void)
+{
+}

@@ -193,6 +193,24 @@ struct frame *cv_pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, ui
 	return NULL;
 }
 
+/* What selective recording left out of thread t ("dropped" lines of meta), as markers. */
+static void dropped_markers(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64_t ns)
+{
+	static const char *const why[LT_DROP_CAUSES] = {
+	    [LT_DROP_SHORT] = "shorter than LIBTRACE_MIN_DURATION",
+	    [LT_DROP_FILTER] = "names filtered out (LIBTRACE_EXCLUDE, LIBTRACE_INCLUDE)",
+	};
+	for (size_t i = 0; i < ps->p->ndropped; i++) {
+		const struct rd_lost *d = &ps->p->dropped[i];
+		if (d->thread != t->index || d->cause >= LT_DROP_CAUSES)
+			continue;
+		char text[160];
+		snprintf(text, sizeof(text), "%" PRIu64 " calls and regions not recorded: %s",
+			 d->count, why[d->cause]);
+		CV_EMIT(ps->cv, marker, l, ns, CV_MARK_DROPPED, text);
+	}
+}
+
 /* After a thread's last record: close what the trace left open. */
 void cv_thread_done(struct pstate *ps, struct tstate *t)
 {
@@ -200,6 +218,7 @@ void cv_thread_done(struct pstate *ps, struct tstate *t)
 	if (t->loc != SIZE_MAX) {
 		struct cv_loc *l = &cv->locs[t->loc];
 		uint64_t ns = t->last_ns;
+		dropped_markers(ps, t, l, ns);
 		/* The main thread ends with the process, and so does a thread still alive when
 		 * the process ended normally (a pool thread waiting until exit): what it left
 		 * open lasted until then, not until its last record. */

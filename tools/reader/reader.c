@@ -424,6 +424,20 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->lost = a;
 				p->lost[p->nlost++] = l;
 			}
+		} else if (!strcmp(line, LT_META_DROPPED)) {
+			struct rd_lost l;
+			unsigned long long count;
+			if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3 ||
+			    l.cause >= LT_DROP_CAUSES) {
+				warnf(warn, ctx, p, "%s:%d: bad dropped line", path, lineno);
+				continue;
+			}
+			l.count = count;
+			struct rd_lost *a = realloc(p->dropped, (p->ndropped + 1) * sizeof(*a));
+			if (a) {
+				p->dropped = a;
+				p->dropped[p->ndropped++] = l;
+			}
 		} else if (!strcmp(line, LT_META_MAIN)) {
 			p->main_recorded = 1;
 		} else if (!strcmp(line, LT_META_STACK)) {
@@ -992,6 +1006,7 @@ void rd_process_close(struct rd_process *p)
 	free(p->maps);
 	free(p->syncs);
 	free(p->lost);
+	free(p->dropped);
 	free(p->written);
 	free(p->chunks);
 	free(p->threads);

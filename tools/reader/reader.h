@@ -101,6 +101,8 @@ struct rd_process {
 	size_t nthreads;
 	struct rd_lost *lost; /* losses of threads that had no ring ("lost" lines of meta) */
 	size_t nlost;
+	struct rd_lost *dropped; /* left out on purpose ("dropped" lines; cause: enum lt_drop) */
+	size_t ndropped;
 	struct rd_written *written; /* chunks each ended thread wrote ("chunks" lines) */
 	size_t nwritten;
 	uint32_t sampler_thread;   /* "sampler": the sampler thread's index, else LT_NO_THREAD */

@@ -679,9 +679,16 @@ int acc_thread_end(struct acc *a, struct acc_thread *t, const char *name)
 		if (!dup)
 			goto oom;
 		struct rp_thread *th = &p->threads[p->n++];
-		*th = (struct rp_thread){
-		    NULL,	   t->index,  t->tid, dup, t->seen ? t->last - t->first : 0,
-		    t->in_regions, t->events, t->lost};
+		*th = (struct rp_thread){NULL,
+					 t->index,
+					 t->tid,
+					 dup,
+					 t->seen ? t->last - t->first : 0,
+					 t->in_regions,
+					 t->events,
+					 t->lost,
+					 t->dropped[LT_DROP_SHORT],
+					 t->dropped[LT_DROP_FILTER]};
 		if (t->tl) {
 			acc_timeline_at(t->tl, t->last, 0);
 			if (acc_timeline_build(t->tl, th))

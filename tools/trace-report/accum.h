@@ -34,7 +34,8 @@ struct acc_thread {
 	uint32_t ntab, tabcap;
 	uint64_t first, last; /* its first and last event */
 	uint64_t events, in_regions;
-	uint64_t lost; /* the reader adds what it learns of losses */
+	uint64_t lost;			  /* the reader adds what it learns of losses */
+	uint64_t dropped[LT_DROP_CAUSES]; /* left out on purpose, by enum lt_drop */
 	uint32_t process, index;
 	uint32_t tid; /* the reader sets it when it knows it */
 	int seen;     /* an event was seen */
@@ -56,7 +57,8 @@ struct acc {
 	uint32_t nregions;
 	struct acc_process *procs; /* by process index */
 	size_t nprocs;
-	uint64_t anomalies; /* leaves without their enter, nesting too deep */
+	uint64_t anomalies;		  /* leaves without their enter, nesting too deep */
+	uint64_t dropped[LT_DROP_CAUSES]; /* the run's calls and regions left out on purpose */
 	int oom;
 	struct acc_suspended *suspended; /* tasks switched away from, with their open calls */
 	size_t nsuspended, suspended_cap;

@@ -172,6 +172,13 @@ size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *sev
 			 "enter, nesting too deep) were passed over",
 			 t->anomalies);
 	}
+	if (t->dropped_short || t->dropped_filter) {
+		severe[n] = 0;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64 " calls and regions were left out on purpose (%" PRIu64
+			 " too short, %" PRIu64 " filtered by name): not in the counts below",
+			 t->dropped_short + t->dropped_filter, t->dropped_short, t->dropped_filter);
+	}
 	if (t->unclosed) {
 		severe[n] = 0;
 		snprintf(out[n++], RP_WARNING_LEN,
@@ -295,6 +302,27 @@ static void write_procs(FILE *f, const struct rp_run *r, size_t top)
 	}
 	if (shown < all)
 		fprintf(f, "  ... and %zu more threads (--all for all)\n", all - shown);
+	if (!r->totals.dropped_short && !r->totals.dropped_filter)
+		return;
+	fputs("\nCalls and regions not recorded on purpose (LIBTRACE_MIN_DURATION, "
+	      "LIBTRACE_EXCLUDE/INCLUDE):\n  ",
+	      f);
+	put_cell(f, "thread", ww + 1);
+	fprintf(f, "%12s %12s\n", "too short", "filtered");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct rp_process *p = &r->procs[i];
+		for (size_t j = 0; j < p->nthreads; j++) {
+			const struct rp_thread *t = &p->threads[j];
+			if (!t->dropped_short && !t->dropped_filter)
+				continue;
+			char who[512], cell[512];
+			snprintf(who, sizeof(who), "%s/%u", p->name, t->index);
+			fputs("  ", f);
+			put_cell(f, fmt_thread(cell, sizeof(cell), who), ww + 1);
+			fprintf(f, "%12" PRIu64 " %12" PRIu64 "\n", t->dropped_short,
+				t->dropped_filter);
+		}
+	}
 }
 
 /* Rows of samples under `title`, the first `top`: with totals, self and total (functions),

@@ -270,6 +270,12 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 	struct acc_thread *s = l->out;
 	if (s && kind == CV_MARK_LOST) /* "<count> events lost: <cause>" */
 		s->lost += strtoull(text, NULL, 10);
+	if (s && kind == CV_MARK_DROPPED) { /* "<count> calls and regions not recorded: <why>" */
+		unsigned c = strstr(text, "MIN_DURATION") ? LT_DROP_SHORT : LT_DROP_FILTER;
+		uint64_t n = strtoull(text, NULL, 10);
+		s->dropped[c] += n;
+		A(cv)->dropped[c] += n;
+	}
 }
 
 static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *p)
@@ -642,6 +648,8 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	t->unclosed = cv->stats.unclosed;
 	t->cut_processes = cv->stats.cut_processes;
 	t->anomalies = cv->stats.anomalies + acc->anomalies;
+	t->dropped_short = acc->dropped[LT_DROP_SHORT];
+	t->dropped_filter = acc->dropped[LT_DROP_FILTER];
 	t->damaged = cv->stats.damaged || cv->stats.unreadable;
 	rc = 0;
 out:

@@ -100,6 +100,7 @@ struct rp_thread {
 	uint64_t lifetime_ns;	/* first to last event */
 	uint64_t in_regions_ns; /* inside some region other than its start routine or main */
 	uint64_t events, lost;
+	uint64_t dropped_short, dropped_filter; /* calls and regions left out on purpose */
 };
 
 struct rp_process {
@@ -130,6 +131,7 @@ struct rp_meta {
 
 struct rp_totals {
 	uint64_t events, lost, truncated, unclosed, cut_processes, anomalies;
+	uint64_t dropped_short, dropped_filter; /* left out on purpose (selective recording) */
 	int damaged;
 };
 
@@ -234,7 +236,7 @@ int rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns);
 /* What the run's totals warn of (lost events, damage, cut processes, anomalies, regions left
  * open), one text each in out; severe[i]: the profile is short of what ran.  Returns how
  * many. */
-#define RP_WARNINGS_MAX 5
+#define RP_WARNINGS_MAX 6
 #define RP_WARNING_LEN	256
 size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *severe);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */

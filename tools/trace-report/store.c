@@ -136,6 +136,8 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	jw_u64(w, "cut_processes", t->cut_processes);
 	jw_u64(w, "unclosed_regions", t->unclosed);
 	jw_u64(w, "anomalies", t->anomalies);
+	jw_u64(w, "dropped_short", t->dropped_short);
+	jw_u64(w, "dropped_filtered", t->dropped_filter);
 	jw_bool(w, "damaged", t->damaged);
 	jw_end(w);
 
@@ -199,6 +201,8 @@ static void write_run(struct jw *w, const struct rp_run *r)
 			jw_u64(w, "in_regions_ns", th->in_regions_ns);
 			jw_u64(w, "events", th->events);
 			jw_u64(w, "lost_events", th->lost);
+			jw_u64(w, "dropped_short", th->dropped_short);
+			jw_u64(w, "dropped_filtered", th->dropped_filter);
 			jw_end(w);
 		}
 		jw_end(w);
@@ -525,6 +529,8 @@ static void read_process(struct rctx *c, const struct jv *o, struct rp_process *
 		th->in_regions_ns = get_u64(c, t, "in_regions_ns", 0);
 		th->events = get_u64(c, t, "events", 0);
 		th->lost = get_u64(c, t, "lost_events", 0);
+		th->dropped_short = get_u64(c, t, "dropped_short", 0);
+		th->dropped_filter = get_u64(c, t, "dropped_filtered", 0);
 	}
 	c->where[len] = '\0';
 }
@@ -561,6 +567,8 @@ static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const
 		r->totals.cut_processes = get_u64(c, t, "cut_processes", 0);
 		r->totals.unclosed = get_u64(c, t, "unclosed_regions", 0);
 		r->totals.anomalies = get_u64(c, t, "anomalies", 0);
+		r->totals.dropped_short = get_u64(c, t, "dropped_short", 0);
+		r->totals.dropped_filter = get_u64(c, t, "dropped_filtered", 0);
 		r->totals.damaged = get_bool(c, t, "damaged");
 		c->where[len] = '\0';
 	}
