@@ -174,6 +174,25 @@ check "$WORK/signal" signal
 ARG=api run start-paused LIBTRACE_START_PAUSED=1
 check "$WORK/start-paused" start-paused
 
+# Kokkos kernels by name (kokkos_app 1000 6: 6 "axpy" and 6 "dot" kernels), where Debian's
+# Kokkos was there to build it.
+if [ -x "$TESTBIN/kokkos_app" ]; then
+	rm -rf "$WORK/kokkos"
+	LIBTRACE_EXCLUDE=axpy LD_PRELOAD="$LIB" LIBTRACE_OUTPUT="$WORK/kokkos" LIBTRACE_QUIET=1 \
+		"$TESTBIN/kokkos_app" 1000 6 >/dev/null || fail "kokkos_app: $?"
+	"$DUMP" "$WORK/kokkos" >"$WORK/kokkos.dump" || fail "trace-dump kokkos: $?"
+	axpy=$(grep -c 'KOKKOS_BEGIN "Kokkos::parallel_for" "axpy"' "$WORK/kokkos.dump" || true)
+	dot=$(grep -c 'KOKKOS_BEGIN "Kokkos::parallel_reduce" "dot"' "$WORK/kokkos.dump" || true)
+	ends=$(grep -c 'KOKKOS_END "Kokkos::parallel_' "$WORK/kokkos.dump" || true)
+	begins=$(grep -c 'KOKKOS_BEGIN "Kokkos::parallel_' "$WORK/kokkos.dump" || true)
+	[ "$axpy" = 0 ] && [ "$dot" = 6 ] && [ "$ends" = "$begins" ] ||
+		fail "kokkos: axpy $axpy (want 0), dot $dot (want 6), $begins kernels begun, $ends ended"
+	grep -q '^dropped 0 1 6$' "$WORK"/kokkos/*/meta || fail "kokkos: the 6 axpy kernels not counted"
+	echo "kokkos: the 6 axpy kernels left out and counted, the 6 dot kernels kept"
+else
+	echo "kokkos: not checked (kokkos_app was not built)"
+fi
+
 # A bad setting is named, and the default used.
 rm -rf "$WORK/bad"
 LIBTRACE_TOGGLE_SIGNAL=SIGKILL LIBTRACE_MIN_DURATION=5 LD_PRELOAD="$LIB" LIBTRACE_OUTPUT="$WORK/bad" \
