@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 8
+#define LT_FORMAT_MINOR 9
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -670,6 +670,13 @@ enum lt_omp_dep {
  *   main 1                       the C library started the program through libtrace's
  *                                __libc_start_main: MAIN records say when main began and
  *                                returned (else the main thread's life stands for it)
+ *   mode flight BYTES            the process ran as a flight recorder (1.9): each thread
+ *                                kept its newest BYTES of records (LIBTRACE_BUFFER_SIZE)
+ *                                in its ring, reusing its oldest chunk; the events file
+ *                                holds copies made at the end, on LIBTRACE_FLIGHT_SIGNAL
+ *                                or as a slot was reused.  A thread's chunks then start
+ *                                at a seq > 0 and may have gaps between copies: not
+ *                                damage.  Absent: stream mode, every chunk is copied
  *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at
@@ -715,6 +722,7 @@ enum lt_omp_dep {
 #define LT_META_GPU_CLOCK      "gpu_clock"
 #define LT_META_MPI_CLOCK      "mpi_clock"
 #define LT_META_MAIN	       "main"
+#define LT_META_MODE	       "mode"		/* flight <ring bytes per thread> (1.9) */
 #define LT_META_STACK	       "stack_sampling" /* <period ns>: STACK records may follow */
 
 #endif /* LIBTRACE_FORMAT_H */
