@@ -164,6 +164,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
+		R.dump_pending = 0;
 		lt_buf_writer_after_fork();
 	} else {
 		lt_buf_writer_init();

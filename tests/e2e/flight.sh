@@ -122,4 +122,29 @@ while read -r t first last count pieces; do
 done <"$WORK/runs"
 echo "SIGKILL: each thread's newest values in the ring, contiguous, within its size"
 convert "$WORK/k" k
+
+# 3. Every ending the library handles writes the rings out (or leaves them in the ring
+# file): each thread's newest counter values (24 bytes each), contiguous, within the ring.
+if [ -x "$TESTBIN/endings" ]; then
+	most=$((65536 / 24))
+	least=$((7 * (8192 - 64) / 24))
+	for mode in return exit _exit abort segv term-handler exec; do
+		rm -rf "$WORK/e"
+		(ulimit -c 0; traced "$WORK/e" "$TESTBIN/endings" $mode $n >/dev/null 2>&1)
+		"$DUMP" "$WORK/e" >"$WORK/dump" 2>"$WORK/dump.err" || fail "$mode: trace-dump exit status $?: $(head -3 "$WORK/dump.err")"
+		for name in main worker; do
+			got=$(awk -v q="\"$name\"" '$4 == "COUNTER" && $5 == q {
+				split($6, v, "="); x = v[2] + 0
+				if (c && x != last + 1) pieces++
+				if (!c) first = x
+				last = x; c++
+			} END { print first, last, c, pieces + 1 }' "$WORK/dump")
+			read -r first last count pieces <<<"$got"
+			[ "$last" = $((n - 1)) ] && [ "$pieces" = 1 ] && [ "$count" -le $most ] &&
+				[ "$count" -ge $least ] && [ "$first" -gt 0 ] ||
+				fail "$mode: $name values $first..$last ($count, $pieces runs): not the newest"
+		done
+		echo "$mode: the newest values of both threads kept ($count of the worker's)"
+	done
+fi
 echo ok

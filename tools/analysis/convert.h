@@ -254,6 +254,7 @@ struct cv_stats {
 	uint64_t too_deep;	/* regions left out: nested deeper than the converter follows */
 	uint64_t truncated;	/* threads whose records end in a file cut short */
 	uint64_t cut_processes; /* processes that died or whose files were cut short */
+	uint64_t flight; /* processes that ran as flight recorders: their trace is a window */
 	uint64_t first_ns, last_ns;
 	uint64_t gpu_ops;     /* device operations shown on GPU streams */
 	uint64_t gpu_clamped; /* of those, moved so that a stream's times never go back */

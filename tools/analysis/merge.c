@@ -230,6 +230,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	for (size_t i = ps.nheap / 2; i-- > 0;)
 		cv_heap_down(&ps, i);
 	uint64_t n = 0, flight_at = p->flight_ticks;
+	cv->stats.flight += p->flight != 0;
 	while (ps.nheap && !ps.failed) {
 		struct tstate *t = ps.heap[0];
 		if (t->rec && flight_at && t->rec->ts >= flight_at &&

@@ -641,6 +641,7 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	t->truncated = cv->stats.truncated;
 	t->unclosed = cv->stats.unclosed;
 	t->cut_processes = cv->stats.cut_processes;
+	t->flight = cv->stats.flight;
 	t->anomalies = cv->stats.anomalies + acc->anomalies;
 	t->damaged = cv->stats.damaged || cv->stats.unreadable;
 	rc = 0;
