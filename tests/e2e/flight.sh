@@ -53,8 +53,10 @@ convert() {
 		fail "$2: check_prv"
 	}
 	tail -1 "$WORK/prv.log"
-	"$BUILD/trace-report" "$1" >/dev/null 2>"$WORK/report.err" || fail "$2: trace-report exit status $?"
+	"$BUILD/trace-report" "$1" >"$WORK/report" 2>"$WORK/report.err" || fail "$2: trace-report exit status $?"
 	grep -q 'a flight-recorder trace' "$WORK/report.err" || fail "$2: trace-report does not say it is a window"
+	grep -q '1 process ran as a flight recorder' "$WORK/report" || fail "$2: the profile does not say it is a window"
+	! grep -q anomalies "$WORK/report" || fail "$2: the profile counts anomalies"
 }
 
 # 1. Records of 3 threads, a dump on SIGUSR1 halfway, the rest, a normal exit.
