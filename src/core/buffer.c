@@ -27,6 +27,16 @@
  * further event in that chunk's `lost` field until the next chunk is FREE again.  The count
  * lives in the shared mapping, so it survives a crash too.
  *
+ * Flight mode (LIBTRACE_MODE=flight): the writer copies nothing.  A producer whose next
+ * chunk is SEALED takes it back (its oldest: FREE first, then the new header, so that a
+ * reader after SIGKILL skips it while it changes, and a copy under way sees it changed), so
+ * each ring always holds its thread's newest records.  They are copied out, without being
+ * freed, at the end (flush_all), on LIBTRACE_FLIGHT_SIGNAL (from the handler when io_lock
+ * is free, else by the writer a moment later) and when a slot of an ended thread is reused
+ * (its chunks are final).  Such a copy races with the producer reusing the chunk: it is
+ * checked afterwards like a sequence lock (the chunk's state and seq unchanged) and cut off
+ * the events file again when it was torn.
+ *
  * Who owns what: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
  * and to the writer while SEALED->FREE.  A slot's `drain` index belongs to io_lock holders.
  * Slot allocation and ring growth take `slot_lock`.  Neither lock is ever taken on the hot
@@ -36,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +75,15 @@ static struct {
 	struct slot *slots;
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
-	int io_failed; /* the last write to events failed; io_lock */
-	int io_warned; /* a failed write was reported; io_lock */
+	int io_failed;	  /* the last write to events failed; io_lock */
+	int io_warned;	  /* a failed write was reported; io_lock */
+	int dump_pending; /* flight: a signal asked for a copy while io_lock was taken */
 } R;
+
+static int flight(void)
+{
+	return lt_cfg.mode == LT_MODE_FLIGHT;
+}
 
 static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
 {
@@ -147,6 +164,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
+		R.dump_pending = 0;
 		lt_buf_writer_after_fork();
 	} else {
 		lt_buf_writer_init();
@@ -348,6 +366,61 @@ static int chunk_write(struct lt_chunk_header *c)
 	return err;
 }
 
+/*
+ * Flight mode: copies a chunk its producer may be reusing meanwhile (flight_reuse), and
+ * takes the copy back when the chunk changed under it.  io_lock held.  No allocation, no
+ * stdio: it runs in the signal handler too.
+ */
+static void flight_write(struct lt_chunk_header *c)
+{
+	uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+	uint32_t thread = __atomic_load_n(&c->thread, __ATOMIC_ACQUIRE);
+	int st = chunk_state(c);
+	if ((st != LT_CHUNK_SEALED && st != LT_CHUNK_ACTIVE) ||
+	    (st == LT_CHUNK_ACTIVE && __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) == 0))
+		return;
+	int fd = lt_file_fd(&R.events);
+	if (fd < 0)
+		return;
+	off_t end = lseek(fd, 0, SEEK_END);
+	lt_file_done(&R.events);
+	if (end < 0 || chunk_write(c) != 0)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	st = chunk_state(c);
+	if ((st == LT_CHUNK_SEALED || st == LT_CHUNK_ACTIVE) &&
+	    __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq &&
+	    __atomic_load_n(&c->thread, __ATOMIC_RELAXED) == thread)
+		return;
+	/* Reused while it was copied: the copy may mix two chunks. */
+	fd = lt_file_fd(&R.events);
+	if (fd >= 0) {
+		if (ftruncate(fd, end) != 0)
+			R.io_failed = 1;
+		lt_file_done(&R.events);
+	}
+}
+
+/* Flight mode: copies every ring's chunks that hold records, ended threads' too, and
+ * leaves them in the ring (a later copy repeats them: the reader keeps one).  io_lock. */
+static void flight_dump(void)
+{
+	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	for (unsigned s = 0; s < n; s++) {
+		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
+			continue;
+		for (unsigned i = 0; i < R.chunks; i++)
+			flight_write(chunk_at(s, i));
+	}
+}
+
+/* The producer takes back its oldest chunk (flight mode). */
+static void flight_reuse(struct lt_chunk_header *c)
+{
+	__atomic_store_n(&c->state, LT_CHUNK_FREE, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* before the new header: flight_write */
+}
+
 /* Copies the slot's SEALED chunks in ring order and frees them.  io_lock held. */
 static int slot_drain(unsigned s)
 {
@@ -393,6 +466,15 @@ static int slot_reclaim(unsigned s)
 /* One pass over every slot; frees the slots of ended threads once drained. */
 void lt_buf_drain_all(void)
 {
+	if (flight()) {
+		/* Nothing is copied while running; a signal's copy that found io_lock taken. */
+		if (__atomic_exchange_n(&R.dump_pending, 0, __ATOMIC_ACQ_REL)) {
+			lt_lock(&R.io_lock);
+			flight_dump();
+			lt_unlock(&R.io_lock);
+		}
+		return;
+	}
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	for (unsigned s = 0; s < n; s++) {
 		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
@@ -440,6 +522,8 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 			return t->sink;
 		t->dropping = 0;
 		cur->lost--; /* this event will be recorded after all */
+	} else if (chunk_state(nc) != LT_CHUNK_FREE && flight()) {
+		flight_reuse(nc); /* SEALED: ours, and the oldest; ACTIVE is never the next */
 	} else if (chunk_state(nc) != LT_CHUNK_FREE) {
 		if (lt_cfg.overflow == LT_OVERFLOW_BLOCK) {
 			/* Copy our own sealed chunks out: slower, but nothing is lost. */
@@ -495,6 +579,12 @@ uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
 
 void lt_buffer_flush_all(int snapshot_active)
 {
+	if (flight()) {
+		lt_lock(&R.io_lock);
+		flight_dump();
+		lt_unlock(&R.io_lock);
+		return;
+	}
 	lt_buf_drain_all();
 	if (!snapshot_active)
 		return;
@@ -528,4 +618,42 @@ void lt_buffer_trim(void)
 				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 					  chunk_offset(s, i), (off_t)R.chunk_size);
 	lt_file_done(&R.ring);
+}
+
+/*
+ * LIBTRACE_FLIGHT_SIGNAL: the rings' current contents to the events file, and the program
+ * goes on.  Async-signal-safe: io_lock is only tried (the interrupted code may hold it;
+ * then the writer makes the copy when it next wakes), the rest is system calls.
+ */
+static void flight_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	int saved = errno;
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON && lt_is_traced_process() &&
+	    R.slots) {
+		if (lt_trylock(&R.io_lock)) {
+			flight_dump();
+			lt_unlock(&R.io_lock);
+		} else {
+			__atomic_store_n(&R.dump_pending, 1, __ATOMIC_RELEASE);
+			lt_buf_writer_wake();
+		}
+	}
+	errno = saved;
+}
+
+void lt_buffer_flight_signal(void)
+{
+	if (!flight() || !lt_cfg.flight_signal)
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = flight_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(lt_cfg.flight_signal, &sa, NULL) != 0)
+		lt_warn("cannot catch signal %d for LIBTRACE_FLIGHT_SIGNAL: %s",
+			lt_cfg.flight_signal, strerror(errno));
 }

@@ -34,6 +34,15 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_OVERFLOW", LT_OPT_CHOICE, "block", "block|drop",
      "When a thread's ring is full: block has the thread copy its own chunks out (no "
      "loss); drop counts the events as lost."},
+    {"LIBTRACE_MODE", LT_OPT_CHOICE, "stream", "stream|flight",
+     "stream: the writer thread copies every full chunk to the events file (the whole "
+     "run is kept). flight: a flight recorder, each thread keeps only its last "
+     "LIBTRACE_BUFFER_SIZE of records, reusing its oldest chunk, and they are written out "
+     "at the end (or on LIBTRACE_FLIGHT_SIGNAL); the events file does not grow meanwhile."},
+    {"LIBTRACE_FLIGHT_SIGNAL", LT_OPT_STRING, "none", NULL,
+     "Flight mode: a signal (e.g. SIGUSR1, USR2, SIGRTMIN+3, or its number) on which every "
+     "thread's current records are written out while the program goes on; none: no such "
+     "signal. A handler the program installs for it replaces the tracer's."},
     {"LIBTRACE_CLOCK", LT_OPT_CHOICE, "auto", "auto|tsc|monotonic",
      "Timestamp source: tsc where the TSC is invariant (auto), or CLOCK_MONOTONIC."},
     {"LIBTRACE_KOKKOS_FENCE", LT_OPT_CHOICE, "auto", "auto|on|off",
@@ -104,6 +113,8 @@ enum {
 	OPT_MODULES,
 	OPT_BUFFER_SIZE,
 	OPT_OVERFLOW,
+	OPT_MODE,
+	OPT_FLIGHT_SIGNAL,
 	OPT_CLOCK,
 	OPT_KOKKOS_FENCE,
 	OPT_SAMPLE_PERIOD,
@@ -215,54 +226,6 @@ static int parse_bool(const char *s, int *out)
 	return -1;
 }
 
-/* A signal that a program can be sent to toggle something: a name with or without SIG, a
- * number, or RTMIN+N / RTMAX-N.  0 for "", -1 for what is no such signal or cannot be caught
- * (KILL, STOP) or means a fault (SEGV, BUS, FPE, ILL, ABRT, TRAP). */
-static int parse_signal(const char *s)
-{
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = {
-	    {"HUP", SIGHUP},	   {"INT", SIGINT},   {"QUIT", SIGQUIT},   {"USR1", SIGUSR1},
-	    {"USR2", SIGUSR2},	   {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},   {"TERM", SIGTERM},
-	    {"CHLD", SIGCHLD},	   {"CONT", SIGCONT}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
-	    {"TTOU", SIGTTOU},	   {"URG", SIGURG},   {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
-	    {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"IO", SIGIO},
-	    {"PWR", SIGPWR},	   {"SYS", SIGSYS}};
-	if (!*s)
-		return 0;
-	if (!strncasecmp(s, "SIG", 3))
-		s += 3;
-	char *end;
-	long n;
-	if (*s >= '0' && *s <= '9') {
-		n = strtol(s, &end, 10);
-		if (*end)
-			return -1;
-	} else if (!strncasecmp(s, "RTMIN", 5) || !strncasecmp(s, "RTMAX", 5)) {
-		int min = !strncasecmp(s, "RTMIN", 5);
-		long off = 0;
-		if (s[5]) {
-			if (s[5] != (min ? '+' : '-'))
-				return -1;
-			off = strtol(s + 6, &end, 10);
-			if (end == s + 6 || *end || off < 0)
-				return -1;
-		}
-		n = min ? SIGRTMIN + off : SIGRTMAX - off;
-	} else {
-		n = -1;
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcasecmp(s, names[i].name))
-				n = names[i].sig;
-	}
-	if (n < 1 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP || n == SIGSEGV || n == SIGBUS ||
-	    n == SIGFPE || n == SIGILL || n == SIGABRT || n == SIGTRAP)
-		return -1;
-	return (int)n;
-}
-
 static int parse_int(const char *s, int *out)
 {
 	char *end;
@@ -330,6 +293,58 @@ static int parse_mask(const char *s, const char *const *names, size_t i)
 	return 0;
 }
 
+/* Signals LIBTRACE_FLIGHT_SIGNAL and LIBTRACE_TOGGLE_SIGNAL may name: not those that stop or kill the process, nor
+ * the synchronous faults, whose handlers belong to the program. */
+static const struct {
+	const char *name;
+	int sig;
+} flight_signals[] = {{"HUP", SIGHUP},	    {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1},
+		      {"USR2", SIGUSR2},    {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"URG", SIGURG},
+		      {"WINCH", SIGWINCH},  {"PWR", SIGPWR},   {"IO", SIGIO},	  {"PROF", SIGPROF},
+		      {"VTALRM", SIGVTALRM}};
+
+static int flight_signal_ok(int sig)
+{
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return 1;
+	for (size_t i = 0; i < sizeof(flight_signals) / sizeof(flight_signals[0]); i++)
+		if (flight_signals[i].sig == sig)
+			return 1;
+	return 0;
+}
+
+/* "none", a name with or without SIG (USR1, SIGRTMIN+2, RTMAX-1) or a number: 0 for none,
+ * the signal, or -1. */
+static int parse_signal(const char *s)
+{
+	if (!strcasecmp(s, "none") || !strcmp(s, "") || !strcmp(s, "0"))
+		return 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end != s && *end == '\0')
+		return v > 0 && v <= SIGRTMAX && flight_signal_ok((int)v) ? (int)v : -1;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < sizeof(flight_signals) / sizeof(flight_signals[0]); i++)
+		if (!strcasecmp(s, flight_signals[i].name))
+			return flight_signals[i].sig;
+	int base = !strncasecmp(s, "RTMIN", 5)	 ? SIGRTMIN
+		   : !strncasecmp(s, "RTMAX", 5) ? SIGRTMAX
+						 : 0;
+	if (!base)
+		return -1;
+	s += 5;
+	if (*s == '\0')
+		return base;
+	if (*s != '+' && *s != '-')
+		return -1;
+	v = strtol(s + 1, &end, 10);
+	if (end == s + 1 || *end != '\0' || v < 0 || v > SIGRTMAX - SIGRTMIN)
+		return -1;
+	int sig = *s == '+' ? base + (int)v : base - (int)v;
+	return flight_signal_ok(sig) ? sig : -1;
+}
+
 /* Applies the textual value of option i; returns -1 when it does not parse. */
 static int apply(size_t i, const char *v)
 {
@@ -357,6 +372,20 @@ static int apply(size_t i, const char *v)
 		if (c < 0)
 			return -1;
 		lt_cfg.overflow = c;
+		return 0;
+	}
+	case OPT_MODE: {
+		int c = parse_choice(v, o->choices);
+		if (c < 0)
+			return -1;
+		lt_cfg.mode = c;
+		return 0;
+	}
+	case OPT_FLIGHT_SIGNAL: {
+		int sig = parse_signal(v);
+		if (sig < 0)
+			return -1;
+		lt_cfg.flight_signal = sig;
 		return 0;
 	}
 	case OPT_CLOCK: {
@@ -539,6 +568,24 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_OVERFLOW:
 		snprintf(buf, len, "%s=%s", o->name, lt_cfg.overflow ? "drop" : "block");
 		break;
+	case OPT_MODE:
+		snprintf(buf, len, "%s=%s", o->name,
+			 lt_cfg.mode == LT_MODE_FLIGHT ? "flight" : "stream");
+		break;
+	case OPT_FLIGHT_SIGNAL: {
+		int sig = lt_cfg.flight_signal;
+		const char *name = NULL;
+		for (size_t k = 0; k < sizeof(flight_signals) / sizeof(flight_signals[0]); k++)
+			if (flight_signals[k].sig == sig)
+				name = flight_signals[k].name;
+		if (!sig)
+			snprintf(buf, len, "%s=none", o->name);
+		else if (name)
+			snprintf(buf, len, "%s=SIG%s", o->name, name);
+		else
+			snprintf(buf, len, "%s=SIGRTMIN+%d", o->name, sig - SIGRTMIN);
+		break;
+	}
 	case OPT_CLOCK:
 		snprintf(buf, len, "%s=%s", o->name,
 			 lt_cfg.clock < 0    ? "auto"

@@ -367,6 +367,8 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 		lt_meta_escaped(LT_META_EXE, exe);
 	}
 	write_arguments();
+	if (lt_cfg.mode == LT_MODE_FLIGHT)
+		lt_meta_line(LT_META_MODE " flight %llu", (unsigned long long)lt_cfg.buffer_size);
 	lt_meta_line(LT_META_CLOCK " %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
 	lt_meta_line(LT_META_CLOCK_HZ " %.3f", lt_clock_hz());
 	lt_meta_sync();
@@ -422,6 +424,7 @@ void lt_init(void)
 	traced_pid = getpid();
 	lt_thread_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
+	lt_buffer_flight_signal();
 	lt_callsite_depth = lt_cfg.callsite_depth;
 	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
 	lt_filter_init();

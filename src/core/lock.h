@@ -39,6 +39,13 @@ static inline void lt_lock(struct lt_lock *l)
 	}
 }
 
+/* Takes the lock when it is free (a signal handler's way): non-zero on success. */
+static inline int lt_trylock(struct lt_lock *l)
+{
+	uint32_t c = 0;
+	return __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 static inline void lt_unlock(struct lt_lock *l)
 {
 	if (__atomic_exchange_n(&l->v, 0, __ATOMIC_RELEASE) == 2)

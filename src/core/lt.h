@@ -16,6 +16,12 @@ enum lt_overflow {
 	LT_OVERFLOW_DROP = 1,  /* count as lost until the writer frees a chunk */
 };
 
+enum lt_mode {
+	LT_MODE_STREAM = 0, /* the writer copies every sealed chunk out */
+	LT_MODE_FLIGHT =
+	    1, /* flight recorder: the rings keep the newest chunks, written at the end */
+};
+
 /* The resolved configuration of the core (config.c fills it from the LIBTRACE_* table; the
  * modules' own settings are read with lt_setting). */
 struct lt_config {
@@ -23,6 +29,8 @@ struct lt_config {
 	unsigned modules;
 	uint64_t buffer_size; /* ring bytes per thread */
 	int overflow;	      /* enum lt_overflow */
+	int mode;	      /* enum lt_mode */
+	int flight_signal;    /* flight mode: the signal that writes the rings out (0: none) */
 	int debug;
 	int quiet;
 	int clock;	       /* enum lt_clock_kind, or -1 for auto */
@@ -46,6 +54,10 @@ LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
 /* At the end: frees the disk blocks of ring chunks already copied to the events file. */
 LT_HIDDEN void lt_buffer_trim(void);
 LT_HIDDEN void lt_writer_stop(void);
+/* Flight mode: catches LIBTRACE_FLIGHT_SIGNAL, if one is set (at init). */
+LT_HIDDEN void lt_buffer_flight_signal(void);
+/* Wakes the writer if it runs; async-signal-safe (starts nothing). */
+LT_HIDDEN void lt_buf_writer_wake(void);
 /* Stops the writer thread and waits until it is gone; the next sealed chunk starts it again
  * (and the modules' paused helpers with it).  0, or -1 when it did not end in time. */
 LT_HIDDEN int lt_writer_pause(void);

@@ -696,6 +696,13 @@ enum lt_omp_dep {
  *                                pauses and resumes are MARKER records of the thread
  *                                that made them, with the texts LT_PAUSE_TEXT and
  *                                LT_RESUME_TEXT
+ *   mode flight BYTES            the process ran as a flight recorder (1.9): each thread
+ *                                kept its newest BYTES of records (LIBTRACE_BUFFER_SIZE)
+ *                                in its ring, reusing its oldest chunk; the events file
+ *                                holds copies made at the end, on LIBTRACE_FLIGHT_SIGNAL
+ *                                or as a slot was reused.  A thread's chunks then start
+ *                                at a seq > 0 and may have gaps between copies: not
+ *                                damage.  Absent: stream mode, every chunk is copied
  *   mpi_clock LOCAL OFFSET RTT   at LOCAL (ns on this process's timeline: the sync pairs'
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at
@@ -741,6 +748,7 @@ enum lt_omp_dep {
 #define LT_META_GPU_CLOCK      "gpu_clock"
 #define LT_META_MPI_CLOCK      "mpi_clock"
 #define LT_META_MAIN	       "main"
+#define LT_META_MODE	       "mode"		/* flight <ring bytes per thread> (1.9) */
 #define LT_META_STACK	       "stack_sampling" /* <period ns>: STACK records may follow */
 #define LT_META_DROPPED	       "dropped"
 #define LT_META_PAUSED	       "paused"

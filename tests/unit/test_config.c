@@ -4,6 +4,7 @@
  * "test_config --list" prints each variable and its default, tab-separated, one per line
  * (tests/e2e/readme.sh compares that with README.md).
  */
+#include <signal.h>
 #include <string.h>
 
 #include "../../src/samplers/sampler.h" /* the sampler bits, to check the mask */
@@ -20,6 +21,7 @@ static int load(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
+	char buf0[256];
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		for (size_t i = 0; lt_options[i].name; i++)
 			printf("%s\t%s\n", lt_options[i].name, lt_options[i].def);
@@ -98,6 +100,31 @@ int main(int argc, char **argv)
 	CHECK_EQ(lt_cfg.callsite_depth, 32);
 	CHECK_EQ(load("LIBTRACE_CALLSITE_DEPTH=33", NULL), 1);
 	CHECK_EQ(lt_cfg.callsite_depth, 1);
+	/* Flight recorder mode and its signal: names, numbers, real-time offsets; never one
+	 * that stops the process or reports a fault. */
+	CHECK_EQ(lt_cfg.mode, LT_MODE_STREAM);
+	CHECK_EQ(lt_cfg.flight_signal, 0);
+	CHECK_EQ(load("LIBTRACE_MODE=flight", "LIBTRACE_FLIGHT_SIGNAL=SIGUSR1"), 0);
+	CHECK_EQ(lt_cfg.mode, LT_MODE_FLIGHT);
+	CHECK_EQ(lt_cfg.flight_signal, SIGUSR1);
+	CHECK(!strcmp(lt_config_format(4, buf0, sizeof(buf0)), "LIBTRACE_MODE=flight"));
+	CHECK(!strcmp(lt_config_format(5, buf0, sizeof(buf0)), "LIBTRACE_FLIGHT_SIGNAL=SIGUSR1"));
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=usr2", NULL), 0);
+	CHECK_EQ(lt_cfg.flight_signal, SIGUSR2);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=SIGRTMIN+3", NULL), 0);
+	CHECK_EQ(lt_cfg.flight_signal, SIGRTMIN + 3);
+	CHECK(
+	    !strcmp(lt_config_format(5, buf0, sizeof(buf0)), "LIBTRACE_FLIGHT_SIGNAL=SIGRTMIN+3"));
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=1", NULL), 0);
+	CHECK_EQ(lt_cfg.flight_signal, SIGHUP);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=none", NULL), 0);
+	CHECK_EQ(lt_cfg.flight_signal, 0);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=SIGKILL", NULL), 1);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=SIGSEGV", NULL), 1);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=9", NULL), 1);
+	CHECK_EQ(load("LIBTRACE_FLIGHT_SIGNAL=SIGRTMAX+1", NULL), 1);
+	CHECK_EQ(load("LIBTRACE_MODE=record", NULL), 1);
+	CHECK_EQ(lt_cfg.mode, LT_MODE_STREAM);
 	/* Output: kept as given; too long is refused. */
 	CHECK_EQ(load("LIBTRACE_OUTPUT=/tmp/x y", NULL), 0);
 	CHECK(!strcmp(lt_cfg.output, "/tmp/x y"));

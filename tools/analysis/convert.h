@@ -254,6 +254,7 @@ struct cv_stats {
 	uint64_t too_deep;	/* regions left out: nested deeper than the converter follows */
 	uint64_t truncated;	/* threads whose records end in a file cut short */
 	uint64_t cut_processes; /* processes that died or whose files were cut short */
+	uint64_t flight; /* processes that ran as flight recorders: their trace is a window */
 	uint64_t first_ns, last_ns;
 	uint64_t gpu_ops;     /* device operations shown on GPU streams */
 	uint64_t gpu_clamped; /* of those, moved so that a stream's times never go back */
@@ -346,6 +347,7 @@ enum cv_mark {
 	CV_MARK_KOKKOS_UNFINALIZED, /* live at the end of a process that never finalized Kokkos */
 	CV_MARK_GPU_LEAK,	    /* device memory a GPU API call allocated, never freed */
 	CV_MARK_DROPPED, /* "<n> calls and regions not recorded: <why>", at the thread's end */
+	CV_MARK_FLIGHT,		    /* a flight recorder's window: whole from here on */
 	CV_MARK_KINDS
 };
 

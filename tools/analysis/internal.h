@@ -59,6 +59,8 @@ struct tstate {
 	int omp_park;	   /* a task went on below suspended ones: they leave at its next record */
 	uint32_t task_gen; /* untied tasks it created (cv_ops.task_event) */
 	int began, ended, created, program;
+	int window;	   /* a flight recorder's window: a leave or release without its start is no
+			    * anomaly, its start was not kept */
 	uint32_t name;	   /* string id + 1 of a name given before the thread's first record */
 	struct held *held; /* locks held, with the order of their acquisition */
 	uint32_t nheld, held_cap;

@@ -165,6 +165,20 @@ static void progress(struct cv *cv, int last)
 	fflush(stderr);
 }
 
+/* Where a flight recorder's window is whole from: a marker on the thread whose record comes
+ * first from then on. */
+static void flight_marker(struct pstate *ps, struct tstate *t)
+{
+	struct cv_loc *l = cv_loc_of(ps, t);
+	if (!l)
+		return;
+	char text[160];
+	snprintf(text, sizeof(text),
+		 "flight-recorder window (LIBTRACE_MODE=flight): every thread's records are whole "
+		 "from here on; older ones were not kept, not lost");
+	CV_EMIT(ps->cv, marker, l, cv_to_ns(ps, t, ps->p->flight_ticks), CV_MARK_FLIGHT, text);
+}
+
 static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 			    const struct rank0 *r0, uint32_t *next_lock_id, rd_warn_fn warn,
 			    void *wctx, int *failed)
@@ -199,6 +213,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		t->index = th->index;
 		t->loc = SIZE_MAX;
 		t->cpu = -1;
+		t->window = p->flight != 0;
 		rd_cursor_init(&t->cur, p, th, warn, wctx);
 	}
 	/* Prime every cursor (a small first read each), then merge. */
@@ -214,9 +229,15 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 	}
 	for (size_t i = ps.nheap / 2; i-- > 0;)
 		cv_heap_down(&ps, i);
-	uint64_t n = 0;
+	uint64_t n = 0, flight_at = p->flight_ticks;
+	cv->stats.flight += p->flight != 0;
 	while (ps.nheap && !ps.failed) {
 		struct tstate *t = ps.heap[0];
+		if (t->rec && flight_at && t->rec->ts >= flight_at &&
+		    t->index != p->sampler_thread) {
+			flight_marker(&ps, t);
+			flight_at = 0; /* said once */
+		}
 		if (t->rec) {
 			handle(&ps, t, t->rec);
 			t->rec = rd_cursor_next(&t->cur);

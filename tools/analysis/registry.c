@@ -527,6 +527,7 @@ const char *cv_mark_category(int kind)
 	    [CV_MARK_KOKKOS_UNFINALIZED] = "Kokkos memory live at an exit without finalize",
 	    [CV_MARK_GPU_LEAK] = "GPU memory never freed",
 	    [CV_MARK_DROPPED] = "Not recorded on purpose",
+	    [CV_MARK_FLIGHT] = "Flight-recorder window",
 	};
 	return kind >= 0 && kind < CV_MARK_KINDS && names[kind] ? names[kind] : "Marker";
 }

@@ -115,7 +115,8 @@ void cv_lock_event(struct pstate *ps, struct cv_loc *l, struct tstate *t, uint64
 		t->held[i] = t->held[--t->nheld];
 		return;
 	}
-	ps->cv->stats.anomalies++;
+	if (!t->window)
+		ps->cv->stats.anomalies++;
 }
 
 /* A thread that ends holding locks releases them as it ends (what Vampir needs to close

@@ -189,7 +189,8 @@ struct frame *cv_pop_match(struct cv *cv, struct cv_loc *l, struct tstate *t, ui
 			return f;
 		}
 	}
-	cv->stats.anomalies++;
+	if (!t->window)
+		cv->stats.anomalies++;
 	return NULL;
 }
 
@@ -309,7 +310,7 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 			while (i-- > 0 && t->stack[i].fn != FN_MAIN)
 				;
 			if (i == UINT32_MAX) {
-				cv->stats.anomalies++;
+				cv->stats.anomalies += !t->window;
 				break;
 			}
 			cv_unwind(cv, l, t, ns, i + 1, CLOSE_LEAVE);

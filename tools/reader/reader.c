@@ -440,6 +440,11 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			}
 		} else if (!strcmp(line, LT_META_MAIN)) {
 			p->main_recorded = 1;
+		} else if (!strcmp(line, LT_META_MODE)) {
+			if (!strncmp(val, "flight", 6))
+				p->flight = val[6] == ' ' ? strtoull(val + 7, NULL, 10) : 1;
+			if (!strncmp(val, "flight", 6) && !p->flight)
+				p->flight = 1;
 		} else if (!strcmp(line, LT_META_STACK)) {
 			p->stack_period = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_KOKKOS)) {
@@ -658,6 +663,8 @@ static void check_sequence(struct rd_process *p, const struct rd_thread *th, rd_
 			missing += c->seq - expect;
 		expect = c->seq + 1;
 	}
+	if (missing && p->flight)
+		missing = 0; /* a window (flight_window says so), not damage */
 	if (missing)
 		warnf(warn, ctx, p, "%s: thread %u: %llu chunk%s missing from its sequence", p->dir,
 		      th->index, (unsigned long long)missing, missing == 1 ? "" : "s");
@@ -694,6 +701,68 @@ static void check_written(struct rd_process *p, rd_warn_fn warn, void *ctx)
 			      wr->chunks == 1 ? "" : "s", (unsigned long long)found,
 			      (unsigned long long)found, (unsigned long long)wr->chunks - 1);
 	}
+}
+
+/* The time stamp of a chunk's first record, or 0. */
+static uint64_t chunk_first_ts(const struct rd_process *p, const struct rd_chunk *c)
+{
+	struct lt_chunk_header h;
+	struct lt_rec r;
+	int fd = c->file == RD_EVENTS ? p->events_fd : p->ring_fd;
+	if (c->used < sizeof(r) || pread(fd, &h, sizeof(h), (off_t)c->off) != (ssize_t)sizeof(h) ||
+	    pread(fd, &r, sizeof(r), (off_t)(c->off + h.header_size)) != (ssize_t)sizeof(r))
+		return 0;
+	return r.ts;
+}
+
+/*
+ * A flight recorder's trace: each thread's last run of consecutive chunks is its final
+ * window (chunks before a gap are an earlier copy, LIBTRACE_FLIGHT_SIGNAL's).  From the
+ * latest start of a window that lost its beginning on, every thread's records are whole.
+ */
+static void flight_window(struct rd_process *p, rd_warn_fn warn, void *ctx)
+{
+	uint64_t from = 0;
+	unsigned cut = 0;
+	for (size_t t = 0; t < p->nthreads; t++) {
+		const struct rd_thread *th = &p->threads[t];
+		if (!th->count)
+			continue;
+		size_t i = th->count - 1;
+		while (i > 0 &&
+		       p->chunks[th->first + i - 1].seq + 1 == p->chunks[th->first + i].seq)
+			i--;
+		if (i > 0)
+			p->flight_copies++;
+		const struct rd_chunk *c = &p->chunks[th->first + i];
+		if (c->seq == 0)
+			continue;
+		cut++;
+		uint64_t ts = chunk_first_ts(p, c);
+		if (ts > from)
+			from = ts;
+	}
+	p->flight_ticks = from;
+	if (!warn)
+		return;
+	char msg[PATH_MAX + 512];
+	if (!cut)
+		snprintf(msg, sizeof(msg),
+			 "%s: a flight-recorder trace (LIBTRACE_MODE=flight) that kept every "
+			 "record: no thread outran its ring",
+			 p->dir);
+	else
+		snprintf(msg, sizeof(msg),
+			 "%s: a flight-recorder trace (LIBTRACE_MODE=flight): a window of each "
+			 "thread's last records, whole from %.6f s after the process started; "
+			 "the older records of %u thread%s were not kept (not lost)%s",
+			 p->dir,
+			 ((double)rd_ticks_to_ns(p, from) - (double)p->syncs[0].mono_ns) / 1e9, cut,
+			 cut == 1 ? "" : "s",
+			 p->flight_copies ? "; copies made earlier (LIBTRACE_FLIGHT_SIGNAL) come "
+					    "before a gap"
+					  : "");
+	warn(ctx, msg);
 }
 
 int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *err,
@@ -797,6 +866,8 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	for (size_t t = 0; t < p->nthreads; t++)
 		check_sequence(p, &p->threads[t], warn, ctx);
 	check_written(p, warn, ctx);
+	if (p->flight)
+		flight_window(p, warn, ctx);
 	/* The sampler thread is the tracer's: out of the program's threads. */
 	for (size_t t = 0; t < p->nthreads; t++)
 		if (p->threads[t].index == p->sampler_thread) {

@@ -121,8 +121,11 @@ struct rd_process {
 	int events_fd, ring_fd;
 	uint64_t events_size, ring_size; /* at open: what is read of each, however it grows */
 	char events_path[PATH_MAX + 16], ring_path[PATH_MAX + 16];
-	int errors;    /* damage reported while reading */
-	int truncated; /* files found cut short (a killed process, a full disk) */
+	uint64_t flight; /* "mode flight BYTES": a flight recorder's window (BYTES per thread) */
+	uint64_t flight_ticks;	/* from then on every thread's records are whole; 0: all of them */
+	unsigned flight_copies; /* threads with chunks of an earlier copy before a gap */
+	int errors;		/* damage reported while reading */
+	int truncated;		/* files found cut short (a killed process, a full disk) */
 };
 
 typedef void (*rd_warn_fn)(void *ctx, const char *msg);
@@ -133,7 +136,10 @@ typedef void (*rd_warn_fn)(void *ctx, const char *msg);
  * when meta, events or ring is there but not a regular file (then `errbuf` says why).
  * Damage that still leaves records is reported through `warn`, among it the chunks a
  * thread is missing: a gap in its sequence, or, in a process that ended normally, a last
- * chunk without LT_CHUNK_LAST that the ring does not show still being written.
+ * chunk without LT_CHUNK_LAST that the ring does not show still being written.  A flight
+ * recorder's trace (meta "mode flight") is a window: its threads' sequences may start late
+ * and have gaps between copies, which is not damage; `warn` gets one line that says so and
+ * when the window starts (flight_ticks), and p->errors does not count it.
  */
 int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void *ctx, char *errbuf,
 		    size_t errlen);

@@ -165,6 +165,15 @@ size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *sev
 			 "to where the trace ends",
 			 t->cut_processes, t->cut_processes == 1 ? "" : "es");
 	}
+	if (t->flight) {
+		severe[n] = 0;
+		snprintf(out[n++], RP_WARNING_LEN,
+			 "%" PRIu64
+			 " process%s ran as a flight recorder (LIBTRACE_MODE=flight): profiled "
+			 "over each thread's last records, a window; what came before was not "
+			 "kept (not lost)",
+			 t->flight, t->flight == 1 ? "" : "es");
+	}
 	if (t->anomalies) {
 		severe[n] = 1;
 		snprintf(out[n++], RP_WARNING_LEN,

@@ -647,6 +647,7 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	t->truncated = cv->stats.truncated;
 	t->unclosed = cv->stats.unclosed;
 	t->cut_processes = cv->stats.cut_processes;
+	t->flight = cv->stats.flight;
 	t->anomalies = cv->stats.anomalies + acc->anomalies;
 	t->dropped_short = acc->dropped[LT_DROP_SHORT];
 	t->dropped_filter = acc->dropped[LT_DROP_FILTER];

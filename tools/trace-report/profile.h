@@ -132,6 +132,7 @@ struct rp_meta {
 struct rp_totals {
 	uint64_t events, lost, truncated, unclosed, cut_processes, anomalies;
 	uint64_t dropped_short, dropped_filter; /* left out on purpose (selective recording) */
+	uint64_t flight; /* processes that ran as flight recorders (LIBTRACE_MODE=flight) */
 	int damaged;
 };
 

@@ -134,6 +134,7 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	jw_u64(w, "lost_events", t->lost);
 	jw_u64(w, "truncated_threads", t->truncated);
 	jw_u64(w, "cut_processes", t->cut_processes);
+	jw_u64(w, "flight_processes", t->flight);
 	jw_u64(w, "unclosed_regions", t->unclosed);
 	jw_u64(w, "anomalies", t->anomalies);
 	jw_u64(w, "dropped_short", t->dropped_short);
@@ -565,6 +566,7 @@ static void read_run(struct rctx *c, const struct jv *o, struct rp_run *r, const
 		r->totals.lost = get_u64(c, t, "lost_events", 0);
 		r->totals.truncated = get_u64(c, t, "truncated_threads", 0);
 		r->totals.cut_processes = get_u64(c, t, "cut_processes", 0);
+		r->totals.flight = get_u64(c, t, "flight_processes", 0);
 		r->totals.unclosed = get_u64(c, t, "unclosed_regions", 0);
 		r->totals.anomalies = get_u64(c, t, "anomalies", 0);
 		r->totals.dropped_short = get_u64(c, t, "dropped_short", 0);

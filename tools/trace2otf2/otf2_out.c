@@ -654,6 +654,7 @@ static const OTF2_MarkerSeverity marker_severity[CV_MARK_KINDS] = {
     [CV_MARK_KOKKOS_KEPT] = OTF2_SEVERITY_LOW,
     [CV_MARK_KOKKOS_UNFINALIZED] = OTF2_SEVERITY_MEDIUM,
     [CV_MARK_GPU_LEAK] = OTF2_SEVERITY_HIGH,
+    [CV_MARK_FLIGHT] = OTF2_SEVERITY_LOW,
 };
 
 static void write_marker(struct cv *cv, uint64_t loc, uint64_t t, int kind, const char *text)
