@@ -293,8 +293,8 @@ static int parse_mask(const char *s, const char *const *names, size_t i)
 	return 0;
 }
 
-/* Signals LIBTRACE_FLIGHT_SIGNAL and LIBTRACE_TOGGLE_SIGNAL may name: not those that stop or kill the process, nor
- * the synchronous faults, whose handlers belong to the program. */
+/* Signals LIBTRACE_FLIGHT_SIGNAL and LIBTRACE_TOGGLE_SIGNAL may name: not those that stop or kill
+ * the process, nor the synchronous faults, whose handlers belong to the program. */
 static const struct {
 	const char *name;
 	int sig;
