@@ -562,6 +562,7 @@ void lt_process_end(const char *how)
 		lt_thread_counts_flush(); /* its lock might be the interrupted code's otherwise */
 	}
 	lt_meta_sync();
+	lt_meta_line(LT_META_WRITER_CPU " %llu", (unsigned long long)lt_writer_cpu_ns());
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);
 	struct stat st;
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
