@@ -11,20 +11,24 @@
  * file, covered by the header's check.  Unpacked, the records are exactly the raw ones.
  *
  * Each chunk is packed on its own, from an empty state, so it decodes without any other.
- * The state: the previous record's time stamp (0 at first), a table of 128 record headers
- * and a table of 128 payload words, each entry empty at first, and the last literal
- * payload word (0 at first).  A value v goes to entry lt_pack_slot(v) of its table.  A
- * record is:
+ * The state: the previous record's time stamp (0 at first); a table of 64 record headers,
+ * each entry with the payload of the last record that had its header, if that had at most
+ * LT_PACK_SAME_MAX payload words; a table of 128 payload words; the last literal payload
+ * word (0 at first).  Every entry is empty at first.  A header h goes to entry
+ * lt_pack_slot(h) >> 1 of its table, a payload word v to entry lt_pack_slot(v) of its.
+ * "Header" is a record's second word: type | words << 8 | sub << 16 | arg << 32.  A record:
  *
- *   header   one byte: 0..127, the header in that entry of the header table (which must
- *            not be empty); or 0x80, then the literal header: type (1 byte), words (1 byte,
- *            >= 2), sub (varint), arg (varint), which then goes into the header table.
- *            "Header" is the record's second word: type | words << 8 | sub << 16 | arg << 32.
+ *   header   one byte: 0x00 + k (k < 64): the header in entry k of the header table (not
+ *            empty), payload words follow; 0x40 + k: that header, and the same payload as
+ *            the entry holds (it must hold one), no payload bytes follow; 0x80: the literal
+ *            header, type (1 byte), words (1 byte, >= 2), sub (varint), arg (varint), goes
+ *            into the header table (its entry's payload emptied), payload words follow.
  *   ts       varint of the zigzag of (ts - previous ts) as a signed 64-bit number.
  *   payload  for each of the words - 2 payload words, one byte: 0..127, the value in that
  *            entry of the payload table (not empty); 0x80, a varint literal; 0x81, the
  *            zigzag varint of (value - last literal).  A literal (either form) goes into
- *            the payload table and becomes the last literal.
+ *            the payload table and becomes the last literal.  Then the record's payload
+ *            becomes its header entry's (emptied if it has more than LT_PACK_SAME_MAX words).
  *
  * Varints are LEB128: 7 bits a byte, low first, at most 10 bytes, no bits past 64.  Any
  * other byte, a reference to an empty entry, a varint or record cut by the end of the
@@ -39,6 +43,9 @@
 #include <string.h>
 
 #define LT_PACK_SLOTS	   128u
+#define LT_PACK_HDR_SLOTS  64u
+#define LT_PACK_SAME	   0x40u /* + k: header entry k with its payload */
+#define LT_PACK_SAME_MAX   4u
 #define LT_PACK_LITERAL	   0x80u
 #define LT_PACK_DELTA	   0x81u
 #define LT_PACK_VARINT_MAX 10u
@@ -48,7 +55,9 @@
 struct lt_pack_state {
 	uint64_t ts, lit;
 	uint64_t hdr_used[LT_PACK_SLOTS / 64], val_used[LT_PACK_SLOTS / 64];
-	uint64_t hdr[LT_PACK_SLOTS], val[LT_PACK_SLOTS];
+	uint64_t hdr[LT_PACK_HDR_SLOTS], val[LT_PACK_SLOTS];
+	uint8_t same[LT_PACK_HDR_SLOTS]; /* 1 + payload words held in pay[k], 0: none */
+	uint64_t pay[LT_PACK_HDR_SLOTS][LT_PACK_SAME_MAX];
 };
 
 static inline unsigned lt_pack_slot(uint64_t v)
@@ -61,6 +70,19 @@ static inline void lt_pack_reset(struct lt_pack_state *s)
 	s->ts = s->lit = 0;
 	memset(s->hdr_used, 0, sizeof(s->hdr_used));
 	memset(s->val_used, 0, sizeof(s->val_used));
+	memset(s->same, 0, sizeof(s->same));
+}
+
+/* A record's payload p[0 .. m) becomes header entry k's. */
+static inline void lt_pack_keep(struct lt_pack_state *s, unsigned k, const uint64_t *p, unsigned m)
+{
+	if (m > LT_PACK_SAME_MAX) {
+		s->same[k] = 0;
+		return;
+	}
+	for (unsigned i = 0; i < m; i++)
+		s->pay[k][i] = p[i];
+	s->same[k] = (uint8_t)(1 + m);
 }
 
 static inline int lt_pack_has(const uint64_t *used, unsigned i)
@@ -124,8 +146,21 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 		if ((size_t)(end - o) <
 		    1u + 2u + 2u * LT_PACK_VARINT_MAX + LT_PACK_VARINT_MAX + (n - 2u) * 11u)
 			return 0;
-		unsigned k = lt_pack_slot(h);
+		unsigned k = lt_pack_slot(h) >> 1, m = n - 2;
+		const uint64_t *p = rec + i + 2;
 		if (lt_pack_has(s->hdr_used, k) && s->hdr[k] == h) {
+			if (s->same[k] == 1 + m) {
+				unsigned w = 0;
+				while (w < m && s->pay[k][w] == p[w])
+					w++;
+				if (w == m) {
+					*o++ = (uint8_t)(LT_PACK_SAME + k);
+					o = lt_pack_varint(o, lt_pack_zigzag(rec[i] - s->ts));
+					s->ts = rec[i];
+					i += n;
+					continue;
+				}
+			}
 			*o++ = (uint8_t)k;
 		} else {
 			*o++ = LT_PACK_LITERAL;
@@ -137,8 +172,8 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 		}
 		o = lt_pack_varint(o, lt_pack_zigzag(rec[i] - s->ts));
 		s->ts = rec[i];
-		for (unsigned w = 2; w < n; w++) {
-			uint64_t v = rec[i + w];
+		for (unsigned w = 0; w < m; w++) {
+			uint64_t v = p[w];
 			unsigned j = lt_pack_slot(v);
 			if (lt_pack_has(s->val_used, j) && s->val[j] == v) {
 				*o++ = (uint8_t)j;
@@ -155,6 +190,7 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 			s->lit = v;
 			lt_pack_put(s->val_used, s->val, j, v);
 		}
+		lt_pack_keep(s, k, p, m);
 		i += n;
 	}
 	return (size_t)(o - out);
@@ -194,12 +230,20 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 	}
 	uint8_t b = in[(*at)++];
 	uint64_t h;
-	if (b < LT_PACK_SLOTS) {
-		if (!lt_pack_has(s->hdr_used, b)) {
+	unsigned k;
+	int same = 0;
+	if (b < 2 * LT_PACK_HDR_SLOTS) {
+		k = b % LT_PACK_HDR_SLOTS;
+		same = b >= LT_PACK_SAME;
+		if (!lt_pack_has(s->hdr_used, k)) {
 			*why = "reference to an empty header entry";
 			return 0;
 		}
-		h = s->hdr[b];
+		h = s->hdr[k];
+		if (same && !s->same[k]) {
+			*why = "reference to a header entry without a payload";
+			return 0;
+		}
 	} else if (b == LT_PACK_LITERAL) {
 		uint64_t sub, arg;
 		if (len - *at < 2) {
@@ -217,7 +261,8 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 			return 0;
 		}
 		h = type | n << 8 | sub << 16 | arg << 32;
-		lt_pack_put(s->hdr_used, s->hdr, lt_pack_slot(h), h);
+		k = lt_pack_slot(h) >> 1;
+		lt_pack_put(s->hdr_used, s->hdr, k, h);
 	} else {
 		*why = "bad header byte";
 		return 0;
@@ -231,6 +276,11 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 	s->ts += (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
 	rec[0] = s->ts;
 	rec[1] = h;
+	if (same) {
+		for (unsigned w = 2; w < n; w++)
+			rec[w] = s->pay[k][w - 2];
+		return n;
+	}
 	for (unsigned w = 2; w < n; w++) {
 		if (*at >= len) {
 			*why = "record cut short";
@@ -258,6 +308,7 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 		lt_pack_put(s->val_used, s->val, lt_pack_slot(v), v);
 		rec[w] = v;
 	}
+	lt_pack_keep(s, k, rec + 2, n - 2);
 	return n;
 }
 
