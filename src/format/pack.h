@@ -54,7 +54,7 @@
 
 struct lt_pack_state {
 	uint64_t ts, lit;
-	uint64_t hdr_used[LT_PACK_SLOTS / 64], val_used[LT_PACK_SLOTS / 64];
+	uint64_t val_used[LT_PACK_SLOTS / 64];
 	uint64_t hdr[LT_PACK_HDR_SLOTS], val[LT_PACK_SLOTS];
 	uint8_t same[LT_PACK_HDR_SLOTS]; /* 1 + payload words held in pay[k], 0: none */
 	uint64_t pay[LT_PACK_HDR_SLOTS][LT_PACK_SAME_MAX];
@@ -68,7 +68,7 @@ static inline unsigned lt_pack_slot(uint64_t v)
 static inline void lt_pack_reset(struct lt_pack_state *s)
 {
 	s->ts = s->lit = 0;
-	memset(s->hdr_used, 0, sizeof(s->hdr_used));
+	memset(s->hdr, 0, sizeof(s->hdr)); /* 0 words: no header, an empty entry */
 	memset(s->val_used, 0, sizeof(s->val_used));
 	memset(s->same, 0, sizeof(s->same));
 }
@@ -98,6 +98,10 @@ static inline void lt_pack_put(uint64_t *used, uint64_t *tab, unsigned i, uint64
 
 static inline uint8_t *lt_pack_varint(uint8_t *o, uint64_t v)
 {
+	if (v < 0x80) {
+		*o++ = (uint8_t)v;
+		return o;
+	}
 	while (v >= 0x80) {
 		*o++ = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -148,16 +152,17 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 			return 0;
 		unsigned k = lt_pack_slot(h) >> 1, m = n - 2;
 		const uint64_t *p = rec + i + 2;
-		if (lt_pack_has(s->hdr_used, k) && s->hdr[k] == h) {
+		uint64_t dts = lt_pack_zigzag(rec[i] - s->ts);
+		s->ts = rec[i];
+		i += n;
+		if (s->hdr[k] == h) {
 			if (s->same[k] == 1 + m) {
 				unsigned w = 0;
 				while (w < m && s->pay[k][w] == p[w])
 					w++;
 				if (w == m) {
 					*o++ = (uint8_t)(LT_PACK_SAME + k);
-					o = lt_pack_varint(o, lt_pack_zigzag(rec[i] - s->ts));
-					s->ts = rec[i];
-					i += n;
+					o = lt_pack_varint(o, dts);
 					continue;
 				}
 			}
@@ -168,10 +173,9 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 			*o++ = (uint8_t)n;
 			o = lt_pack_varint(o, h >> 16 & 0xffff);
 			o = lt_pack_varint(o, h >> 32);
-			lt_pack_put(s->hdr_used, s->hdr, k, h);
+			s->hdr[k] = h;
 		}
-		o = lt_pack_varint(o, lt_pack_zigzag(rec[i] - s->ts));
-		s->ts = rec[i];
+		o = lt_pack_varint(o, dts);
 		for (unsigned w = 0; w < m; w++) {
 			uint64_t v = p[w];
 			unsigned j = lt_pack_slot(v);
@@ -191,7 +195,6 @@ static inline size_t lt_pack_chunk(struct lt_pack_state *s, const uint64_t *rec,
 			lt_pack_put(s->val_used, s->val, j, v);
 		}
 		lt_pack_keep(s, k, p, m);
-		i += n;
 	}
 	return (size_t)(o - out);
 }
@@ -235,7 +238,7 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 	if (b < 2 * LT_PACK_HDR_SLOTS) {
 		k = b % LT_PACK_HDR_SLOTS;
 		same = b >= LT_PACK_SAME;
-		if (!lt_pack_has(s->hdr_used, k)) {
+		if (!(s->hdr[k] >> 8 & 0xff)) {
 			*why = "reference to an empty header entry";
 			return 0;
 		}
@@ -262,7 +265,7 @@ static inline unsigned lt_unpack_rec(struct lt_pack_state *s, const uint8_t *in,
 		}
 		h = type | n << 8 | sub << 16 | arg << 32;
 		k = lt_pack_slot(h) >> 1;
-		lt_pack_put(s->hdr_used, s->hdr, k, h);
+		s->hdr[k] = h;
 	} else {
 		*why = "bad header byte";
 		return 0;
