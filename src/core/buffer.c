@@ -19,7 +19,9 @@
  * When a chunk is full the producer seals it (state SEALED, release) and moves to the next
  * chunk of its slot, which must be FREE.  The writer thread copies SEALED chunks, per slot in
  * ring order, to the events file under `io_lock` and marks them FREE (release); the producer
- * reads the state with acquire, so it never reuses a chunk that is still being copied.
+ * reads the state with acquire, so it never reuses a chunk that is still being copied.  The
+ * copy is packed (../format/pack.h) into a buffer that belongs to io_lock holders, mapped
+ * once at open: the ring keeps raw records, the events file gets a few bytes a record.
  *
  * Ring full: with the block policy (default) the producer drains its own slot synchronously
  * (it takes io_lock and writes, so it slows down to the disk's pace but loses nothing); with

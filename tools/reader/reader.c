@@ -546,9 +546,9 @@ static int read_file_header(struct rd_process *p, int fd, const char *path, cons
 static uint64_t packed_size(const struct lt_chunk_header *h)
 {
 	uint64_t stored = h->capacity - h->header_size;
-	if (h->capacity < h->header_size || stored % 8 || h->reserved == 0 ||
-	    h->reserved > stored || stored - h->reserved >= 8 || h->used > MAX_CHUNK_DATA ||
-	    h->reserved > h->used)
+	if (h->capacity < h->header_size || stored % 8 || stored > MAX_CHUNK_DATA ||
+	    h->reserved == 0 || h->reserved > stored || stored - h->reserved >= 8 ||
+	    h->used > MAX_CHUNK_DATA || h->reserved > h->used)
 		return 0;
 	return stored;
 }
