@@ -71,7 +71,6 @@ static struct {
 	int io_warned;		   /* a failed write was reported; io_lock */
 	uint8_t *pack_buf;	   /* a chunk's packed form (chunk_size bytes); io_lock */
 	struct lt_pack_state pack; /* the packer's tables; io_lock */
-	uint64_t packed, raw;	   /* bytes of the chunks written packed, before and after */
 } R;
 
 static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
@@ -364,8 +363,6 @@ static int chunk_write(struct lt_chunk_header *c)
 		iov[1] = (struct iovec){R.pack_buf, packed};
 		iov[2].iov_len = (8 - packed % 8) % 8;
 		h.capacity = sizeof(h) + packed + iov[2].iov_len;
-		R.packed += packed;
-		R.raw += h.used;
 	}
 	h.check = lt_chunk_check(&h);
 	/* A write cut short (a full disk) would leave part of a chunk that a later, smaller
