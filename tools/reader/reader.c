@@ -946,7 +946,7 @@ static int cursor_fill_packed(struct rd_cursor *c, const struct rd_chunk *ch)
 	return cursor_read(c, ch, c->wstart, want, window);
 }
 
-/* The next record of a packed chunk, decoded into c->unpacked; NULL at its end or damage. */
+/* The next record of a packed chunk, decoded into c->plain; NULL at its end or damage. */
 static const struct lt_rec *cursor_unpack(struct rd_cursor *c, const struct rd_chunk *ch)
 {
 	if (cursor_fill_packed(c, ch))
@@ -964,7 +964,7 @@ static const struct lt_rec *cursor_unpack(struct rd_cursor *c, const struct rd_c
 	}
 	const char *why = "record cut short";
 	unsigned n = c->at < c->len ? lt_unpack_rec(&c->pk, (const uint8_t *)c->buf, c->len, &c->at,
-						    c->unpacked, &why)
+						    c->plain, &why)
 				    : 0;
 	if (n && c->pos + n * 8u > ch->used) {
 		why = "more records than the header's used bytes";
@@ -982,7 +982,7 @@ static const struct lt_rec *cursor_unpack(struct rd_cursor *c, const struct rd_c
 		      (unsigned long long)ch->seq, (unsigned long long)at_packed, why);
 		return NULL;
 	}
-	return (const struct lt_rec *)c->unpacked;
+	return (const struct lt_rec *)c->plain;
 }
 
 /* A synthetic LOST record (the count kept in a chunk header or a meta "lost" line). */
@@ -1089,7 +1089,8 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 			c->last_ts = r->ts;
 		c->callsite = 0;
 		if (type != r->type) { /* the call site is the last payload word */
-			memcpy(c->plain, r, size - 8u);
+			if ((const void *)r != c->plain) /* a packed record is there already */
+				memcpy(c->plain, r, size - 8u);
 			c->callsite = ((const uint64_t *)r)[r->words - 1u];
 			struct lt_rec *plain = (struct lt_rec *)c->plain;
 			plain->type = (uint8_t)type;

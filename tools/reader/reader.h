@@ -175,7 +175,6 @@ struct rd_cursor {
 	uint64_t pos;		 /* offset in the chunk's (raw) records of buf[at] */
 	uint64_t wstart;	 /* packed chunks: offset in the packed bytes of buf[0] */
 	struct lt_pack_state pk; /* packed chunks: the decoder's state */
-	uint64_t unpacked[LT_REC_WORDS_MAX]; /* the record decoded last */
 	char *buf;
 	size_t cap, len, at;
 	int chunk_done;
@@ -189,7 +188,8 @@ struct rd_cursor {
 	/* The call site of the record returned last (LT_REC_F_CALLSITE, format 1.3): the
 	 * record is handed over without it, as if it had none; 0 when it had none. */
 	uint64_t callsite;
-	uint64_t plain[LT_REC_WORDS_MAX]; /* that record, without its call site word */
+	uint64_t plain[LT_REC_WORDS_MAX]; /* that record, without its call site word; or the
+					   * record of a packed chunk decoded last */
 };
 
 void rd_cursor_init(struct rd_cursor *c, struct rd_process *p, const struct rd_thread *th,
