@@ -70,12 +70,12 @@ for pair, what in (('mutex lock+unlock pair', 'sustained, 10M pairs: the writer 
                   ('mutex pair, 50k bursts', 'bursts that fit in the ring: the hot path')):
     print(f"pthread_mutex_lock + unlock pair, {what} (ns per pair):")
     for cfg, label in (('plain', 'not preloaded'), ('off', 'preloaded, pthread module off'),
-                       ('on', 'preloaded, traced (3 records, 64 bytes)')):
+                       ('on', 'preloaded, traced (3 records, 80 bytes in the ring)')):
         show(label, (cfg, pair))
     print(f"  added with the module off: {(med[('off', pair)] - med[('plain', pair)]) / 2:.2f} ns per wrapped call")
     print(f"  added when traced:         {med[('on', pair)] - med[('plain', pair)]:.2f} ns per pair")
 size, n = int(sys.argv[2]), int(sys.argv[3])
-print(f"On disk: {size} bytes of events file for {n} region events = {size / n:.2f} bytes per event")
+print(f"On disk: {size} bytes of events file for {n} region events = {size / n:.2f} bytes per event (packed)")
 PY
 
 # Instructions added per wrapped call with the module off, exactly (callgrind).

@@ -19,7 +19,9 @@
  * When a chunk is full the producer seals it (state SEALED, release) and moves to the next
  * chunk of its slot, which must be FREE.  The writer thread copies SEALED chunks, per slot in
  * ring order, to the events file under `io_lock` and marks them FREE (release); the producer
- * reads the state with acquire, so it never reuses a chunk that is still being copied.
+ * reads the state with acquire, so it never reuses a chunk that is still being copied.  The
+ * copy is packed (../format/pack.h) into a buffer that belongs to io_lock holders, mapped
+ * once at open: the ring keeps raw records, the events file gets a few bytes a record.
  *
  * Ring full: with the block policy (default) the producer drains its own slot synchronously
  * (it takes io_lock and writes, so it slows down to the disk's pace but loses nothing); with
@@ -56,6 +58,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../format/pack.h"
 #include "lock.h"
 #include "lt.h"
 
@@ -75,9 +78,11 @@ static struct {
 	struct slot *slots;
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
-	int io_failed;	  /* the last write to events failed; io_lock */
-	int io_warned;	  /* a failed write was reported; io_lock */
-	int dump_pending; /* flight: a signal asked for a copy while io_lock was taken */
+	int io_failed;		   /* the last write to events failed; io_lock */
+	int io_warned;		   /* a failed write was reported; io_lock */
+	int dump_pending;	   /* flight: a signal asked for a copy while io_lock was taken */
+	uint8_t *pack_buf;	   /* a chunk's packed form (chunk_size bytes); io_lock */
+	struct lt_pack_state pack; /* the packer's tables; io_lock */
 } R;
 
 static int flight(void)
@@ -183,6 +188,12 @@ int lt_buffer_open(const char *dir, int after_fork)
 		if (!R.slots)
 			return -ENOMEM;
 		R.ring.fd = R.events.fd = -1;
+		/* The packer's output, taken once (a fork child keeps its copy): chunk_write
+		 * runs at exit and in signal handlers too, where nothing may be allocated.
+		 * Without it chunks are written raw. */
+		void *pb = mmap(NULL, R.chunk_size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		R.pack_buf = pb == MAP_FAILED ? NULL : pb;
 	}
 	int err = lt_file_create(&R.ring, dir, "ring", O_RDWR);
 	if (!err)
@@ -340,7 +351,10 @@ void lt_buffer_detach(struct lt_thread *t)
 	lt_buf_writer_kick();
 }
 
-/* Copies one chunk's header and committed records to the events file.  io_lock held. */
+/*
+ * Copies one chunk's header and committed records to the events file, packed (pack.h)
+ * when that is shorter.  io_lock held.
+ */
 static int chunk_write(struct lt_chunk_header *c)
 {
 	int fd = lt_file_fd(&R.events);
@@ -351,14 +365,28 @@ static int chunk_write(struct lt_chunk_header *c)
 	if (h.used > R.chunk_size - sizeof(h))
 		h.used = R.chunk_size - sizeof(h);
 	h.lost = __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
+	h.flags &= ~LT_CHUNK_PACKED;
+	h.reserved = 0;
 	h.capacity = sizeof(h) + h.used;
 	h.state = LT_CHUNK_SEALED;
+	static const uint64_t zero;
+	struct iovec iov[3] = {{&h, sizeof(h)}, {c + 1, h.used}, {(void *)&zero, 0}};
+	size_t packed = 0;
+	if (R.pack_buf && h.used >= 64 && h.used <= UINT32_MAX)
+		packed = lt_pack_chunk(&R.pack, (const uint64_t *)(c + 1), h.used, R.pack_buf,
+				       R.chunk_size);
+	if (packed && packed + 8 <= h.used) {
+		h.flags |= LT_CHUNK_PACKED;
+		h.reserved = (uint32_t)packed;
+		iov[1] = (struct iovec){R.pack_buf, packed};
+		iov[2].iov_len = (8 - packed % 8) % 8;
+		h.capacity = sizeof(h) + packed + iov[2].iov_len;
+	}
 	h.check = lt_chunk_check(&h);
-	struct iovec iov[2] = {{&h, sizeof(h)}, {c + 1, h.used}};
 	/* A write cut short (a full disk) would leave part of a chunk that a later, smaller
 	 * write lands after: give the file back its length, the chunk stays in the ring. */
 	off_t end = lseek(fd, 0, SEEK_END);
-	int err = write_all(fd, iov, 2);
+	int err = write_all(fd, iov, 3);
 	if (err && end >= 0 && ftruncate(fd, end) != 0)
 		lt_debug("cannot cut %s back after a failed write: %s", R.events.path,
 			 strerror(errno));

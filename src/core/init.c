@@ -570,6 +570,7 @@ void lt_process_end(const char *how)
 		lt_thread_dropped_flush();
 	}
 	lt_meta_sync();
+	lt_meta_line(LT_META_WRITER_CPU " %llu", (unsigned long long)lt_writer_cpu_ns());
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);
 	struct stat st;
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&

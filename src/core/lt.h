@@ -69,6 +69,8 @@ LT_HIDDEN void lt_buf_writer_kick(void);
 LT_HIDDEN void lt_buf_writer_init(void);
 /* In the child of fork: the parent's writer thread is not there. */
 LT_HIDDEN void lt_buf_writer_after_fork(void);
+/* CPU time the writer threads of this process have used so far, in ns. */
+LT_HIDDEN uint64_t lt_writer_cpu_ns(void);
 
 /*
  * file.c: a file of the tracer's, kept usable whatever the program does to descriptors.

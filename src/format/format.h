@@ -13,7 +13,10 @@
  *           chunks in turn; a full chunk is sealed and the thread moves to the next one.
  *   events  the stream: struct lt_file_header padded to LT_FILE_HEADER_SIZE, then sealed
  *           chunks copied out of the ring by the writer thread, each as its lt_chunk_header
- *           (with `used` = the record bytes that follow, padded to 8) and its records.
+ *           (with `used` = the record bytes it holds) and its records: raw (`capacity` =
+ *           header + `used`), or packed (2.0: flag LT_CHUNK_PACKED, `reserved` = the packed
+ *           bytes that follow, `capacity` = header + those padded to 8; see pack.h).  The
+ *           ring always holds raw records.
  *
  * Every chunk starts with struct lt_chunk_header, whose `used` field the producer
  * release-stores after every record.  Because the ring is a shared file mapping, whatever
@@ -25,15 +28,18 @@
  * words.  An enter/leave pair of an annotated region is 2 x 16 bytes.
  *
  * Compatibility: fields are only ever appended.  A reader accepts any minor version of its
- * major version and must reject another major version.
+ * major version and must reject another major version.  Major 2 (packed chunks in `events`)
+ * is 1.8 plus LT_CHUNK_PACKED, which a 1.x reader would misread: the tools of major 2 read
+ * traces of major 1 too.
  */
 #ifndef LIBTRACE_FORMAT_H
 #define LIBTRACE_FORMAT_H
 
 #include <stdint.h>
 
-#define LT_FORMAT_MAJOR 1
-#define LT_FORMAT_MINOR 9
+#define LT_FORMAT_MAJOR	       2
+#define LT_FORMAT_MINOR	       0
+#define LT_FORMAT_MAJOR_OLDEST 1 /* the oldest major version the tools still read */
 
 #define LT_META_FILE   "meta"
 #define LT_EVENTS_FILE "events"
@@ -64,7 +70,8 @@ enum lt_chunk_state {
 #define LT_CHUNK_MAGIC 0x4b43544cu /* "LTCK" little-endian */
 
 /* Chunk flags. */
-#define LT_CHUNK_LAST 0x1u /* the thread ended cleanly; no chunk follows in its sequence */
+#define LT_CHUNK_LAST	0x1u /* the thread ended cleanly; no chunk follows in its sequence */
+#define LT_CHUNK_PACKED 0x2u /* events only (2.0): the records are packed (pack.h) */
 /* bits 8..15: enum lt_lost_cause of `lost` */
 
 struct lt_chunk_header {
@@ -79,7 +86,7 @@ struct lt_chunk_header {
 	uint32_t flags;	      /* LT_CHUNK_* */
 	uint32_t check;	      /* lt_chunk_check() of the fields above `used` */
 	uint32_t state;	      /* enum lt_chunk_state (ring) */
-	uint32_t reserved;
+	uint32_t reserved;    /* LT_CHUNK_PACKED: packed bytes after the header; else 0 */
 };
 
 /* A cheap integrity check of the immutable part of a chunk header. */
@@ -640,7 +647,7 @@ enum lt_omp_dep {
  * Keys of the meta file.  Values run to the end of the line; strings that may hold odd
  * bytes (paths, arguments) are escaped: bytes < 0x21, 0x7f and '\\' become \xNN.
  *
- *   libtrace-meta 1.0            first line: format version
+ *   libtrace-meta 2.0            first line: format version
  *   pid N / ppid N / host NAME / exe PATH
  *   arg ESCAPED                  one line per argv element, in order
  *   clock tsc|monotonic          what the ticks of this process are
@@ -707,6 +714,8 @@ enum lt_omp_dep {
  *                                clock), rank 0's timeline read LOCAL + OFFSET, measured
  *                                by a ping-pong whose best round trip took RTT ns (at
  *                                MPI_Init and MPI_Finalize; none on rank 0)
+ *   writer_cpu NS                CPU time the writer thread(s) used, in ns (2.0; before
+ *                                "end"; 0: the writer never started)
  */
 #define LT_META_MAGIC "libtrace-meta"
 
@@ -753,7 +762,8 @@ enum lt_omp_dep {
 #define LT_META_DROPPED	       "dropped"
 #define LT_META_PAUSED	       "paused"
 
-#define LT_PAUSE_TEXT  "libtrace: recording paused"
-#define LT_RESUME_TEXT "libtrace: recording resumed"
+#define LT_PAUSE_TEXT	   "libtrace: recording paused"
+#define LT_RESUME_TEXT	   "libtrace: recording resumed"
+#define LT_META_WRITER_CPU "writer_cpu"
 
 #endif /* LIBTRACE_FORMAT_H */

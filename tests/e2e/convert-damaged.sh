@@ -24,28 +24,66 @@ import struct, sys
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"LIBTRACE", "not an events file"
 ended = {int(l.split()[1]) for l in open(sys.argv[2], errors="replace") if l.startswith("chunks ")}
+def header(off):
+    magic, hsize, thread, tid, seq, cap, used, lost, flags, check, state, packed = \
+        struct.unpack_from("<IIIIQQQQIIII", data, off)
+    assert magic == 0x4b43544c, "bad chunk at %d" % off
+    return hsize, thread, cap, used, packed if flags & 2 else None
 starts = []                           # (chunk start, thread)
 off = 4096
 while off + 64 <= len(data):
-    magic, hsize, thread, tid, seq, cap, used = struct.unpack_from("<IIIIQQQ", data, off)
-    assert magic == 0x4b43544c, "bad chunk at %d" % off
+    hsize, thread, cap, used, packed = header(off)
     starts.append((off, thread))
-    off += hsize + used
+    off += cap                        # header + stored records, raw or packed
 def lost(cut):
     return len({t for s, t in starts if s >= cut and t in ended})
+def varint(pos):                      # a varint of pack.h: (value, offset after it)
+    v, shift = 0, 0
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, pos
+def packed_records(pos, end):         # (start, length) of each packed record (pack.h)
+    words_of = {}                     # header table entry -> its header's words
+    while pos < end:
+        start, b = pos, data[pos]
+        pos += 1
+        if b == 0x80:                 # a literal header: type, words, sub, arg
+            t, words = data[pos], data[pos + 1]
+            sub, pos = varint(pos + 2)
+            arg, pos = varint(pos)
+            h = t | words << 8 | sub << 16 | arg << 32
+            words_of[((h * 0x9e3779b97f4a7c15) & (2**64 - 1)) >> 58] = words
+        else:                         # entry b % 64; 0x40 + k: its payload again
+            words = words_of[b % 64]
+        _, pos = varint(pos)          # the time stamp
+        if b < 0x40 or b == 0x80:
+            for _ in range(words - 2):
+                pos = pos + 1 if data[pos] < 0x80 else varint(pos + 1)[1]
+        yield start, pos - start
 off, before = 4096, 0
 print("chunk", off, before, lost(off))    # a cut at a chunk start: 'before' whole records
 while off + 64 <= len(data):
-    magic, hsize, thread, tid, seq, cap, used = struct.unpack_from("<IIIIQQQ", data, off)
-    pos, end = off + hsize, off + hsize + used
-    while pos < end:
-        words = data[pos + 9]
-        print("mid", pos + 4, before, lost(pos + 4))          # inside the record's time stamp
-        print("mid", pos + words * 8 - 1, before, lost(pos))  # its last byte missing
+    hsize, thread, cap, used, packed = header(off)
+    pos, end = off + hsize, off + hsize + (used if packed is None else packed)
+    if packed is None:
+        recs = []
+        while pos < end:
+            recs.append((pos, data[pos + 9] * 8))
+            pos += data[pos + 9] * 8
+    else:
+        recs = list(packed_records(pos, end))
+    for pos, n in recs:
+        print("mid", pos + min(4, n - 1), before, lost(pos))  # inside the record
+        print("mid", pos + n - 1, before, lost(pos))  # its last byte missing
         before += 1
-        pos += words * 8
-        print("cut" if pos < end else "chunk", pos, before, lost(pos))
-    off = end
+        print("cut" if pos + n < off + cap else "chunk", pos + n, before, lost(pos + n))
+    if recs and recs[-1][0] + recs[-1][1] < off + cap:  # packed: then its padding
+        print("chunk", off + cap, before, lost(off + cap))
+    off += cap
 print("total", off, before, 0)
 PY
 total=$(awk '$1 == "total" { print $3 }' "$WORK/cuts")

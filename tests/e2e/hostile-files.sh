@@ -101,7 +101,7 @@ while off + 64 <= len(data):
     assert magic == 0x4b43544c, "bad chunk at %d" % off
     if flags & 1 and seq > 0 and thread < 0xfffffff0:
         found = (off, thread, seq)
-    off += hsize + used
+    off += cap  # header + stored records, raw or packed
 assert found, "no thread with several chunks"
 print(*found)
 PY
@@ -137,7 +137,7 @@ while off + 64 <= len(data):
     assert magic == 0x4b43544c, "bad chunk at %d" % off
     if 0 < thread < 0xfffffff0:  # not the main thread, which does not end
         first.setdefault(thread, off)
-    off += hsize + used
+    off += cap  # header + stored records, raw or packed
 thread = max(first, key=first.get)
 print(first[thread], thread)
 PY

@@ -38,7 +38,7 @@ grep -q '^dlopen libm.so.6' "$WORK/t/$parent/meta" || fail "dlopen not in the me
 grep -q '^map .*libm.so.6' "$WORK/t/$parent/meta" || fail "libm's mapping not in the meta file"
 # Every process's meta is whole and says how it ended.
 for d in "$WORK"/t/*/; do
-	head -1 "$d/meta" | grep -q '^libtrace-meta 1\.' || fail "$d: bad meta"
+	head -1 "$d/meta" | grep -q '^libtrace-meta 2\.' || fail "$d: bad meta"
 	grep -qE '^(end|exec) ' "$d/meta" || fail "$d: no end line"
 done
 echo ok

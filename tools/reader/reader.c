@@ -485,6 +485,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		} else if (!strcmp(line, LT_META_GPU_CLOCK)) {
 			unescape(val);
 			snprintf(p->gpu_clock, sizeof(p->gpu_clock), "%s", val);
+		} else if (!strcmp(line, LT_META_WRITER_CPU)) {
+			p->writer_cpu_ns = (int64_t)(strtoull(val, NULL, 10) & INT64_MAX);
 		} else if (!strcmp(line, LT_META_END) || !strcmp(line, LT_META_EXEC)) {
 			p->ended = 1;
 			p->end_ticks = strtoull(val, NULL, 10);
@@ -496,12 +498,15 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			 LT_META_MAGIC);
 		return -1;
 	}
-	if (major != LT_FORMAT_MAJOR) {
-		snprintf(err, errlen,
-			 "%s:1: format version %d.%d; this reader knows major version %d only",
-			 path, major, minor, LT_FORMAT_MAJOR);
+	if (major < LT_FORMAT_MAJOR_OLDEST || major > LT_FORMAT_MAJOR) {
+		snprintf(
+		    err, errlen,
+		    "%s:1: format version %d.%d; this reader knows major versions %d to %d only",
+		    path, major, minor, LT_FORMAT_MAJOR_OLDEST, LT_FORMAT_MAJOR);
 		return -1;
 	}
+	p->major = major;
+	p->minor = minor;
 	if (p->nsyncs == 0) {
 		snprintf(err, errlen, "%s: no clock reading (sync line)", path);
 		return -1;
@@ -544,13 +549,52 @@ static int read_file_header(struct rd_process *p, int fd, const char *path, cons
 		warnf(warn, ctx, p, "%s:0: not a libtrace file (bad magic)", path);
 		return -1;
 	}
-	if (h->major != LT_FORMAT_MAJOR) {
+	if (h->major < LT_FORMAT_MAJOR_OLDEST || h->major > LT_FORMAT_MAJOR) {
 		warnf(warn, ctx, p,
-		      "%s:0: format version %u.%u; this reader knows major version %d", path,
-		      h->major, h->minor, LT_FORMAT_MAJOR);
+		      "%s:0: format version %u.%u; this reader knows major versions %d to %d", path,
+		      h->major, h->minor, LT_FORMAT_MAJOR_OLDEST, LT_FORMAT_MAJOR);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The packed bytes a chunk header announces (capacity - header_size), when it is packed:
+ * 0 for a raw chunk, and for a packed one whose fields do not agree (damage).
+ */
+static uint64_t packed_size(const struct lt_chunk_header *h)
+{
+	uint64_t stored = h->capacity - h->header_size;
+	if (h->capacity < h->header_size || stored % 8 || stored > MAX_CHUNK_DATA ||
+	    h->reserved == 0 || h->reserved > stored || stored - h->reserved >= 8 ||
+	    h->used > MAX_CHUNK_DATA || h->reserved > h->used)
+		return 0;
+	return stored;
+}
+
+/*
+ * The raw bytes of the whole records in the first `avail` packed bytes of a chunk that was
+ * cut short (0 when they cannot be read).
+ */
+static uint64_t packed_prefix(int fd, uint64_t off, uint64_t avail, uint64_t used)
+{
+	uint8_t *b = malloc(avail ? avail : 1);
+	uint64_t *rec = malloc(LT_REC_WORDS_MAX * 8);
+	struct lt_pack_state *s = malloc(sizeof(*s));
+	uint64_t raw = 0;
+	if (b && rec && s && pread(fd, b, avail, (off_t)off) == (ssize_t)avail) {
+		lt_pack_reset(s);
+		size_t at = 0;
+		const char *why;
+		unsigned n;
+		while (at < avail && (n = lt_unpack_rec(s, b, avail, &at, rec, &why)) &&
+		       raw + n * 8u <= used)
+			raw += n * 8u;
+	}
+	free(s);
+	free(rec);
+	free(b);
+	return raw;
 }
 
 static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, void *ctx)
@@ -564,7 +608,9 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 		struct lt_chunk_header h;
 		if (pread(p->events_fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
 			break;
-		if (!header_valid(&h) || h.used % 8 || h.used > MAX_CHUNK_DATA) {
+		uint64_t packed = h.flags & LT_CHUNK_PACKED ? packed_size(&h) : 0;
+		if (!header_valid(&h) || h.used % 8 || h.used > MAX_CHUNK_DATA ||
+		    ((h.flags & LT_CHUNK_PACKED) && !packed)) {
 			if (!resyncing)
 				warnf(warn, ctx, p,
 				      "%s:%llu: damaged chunk header; looking for the next one",
@@ -575,18 +621,27 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 		}
 		resyncing = 0;
 		uint64_t data = off + h.header_size;
+		uint64_t stored = packed ? packed : h.used;
 		uint64_t used = h.used, truncated_from = 0;
-		if (data + used > size) {
+		if (data + stored > size) {
 			/* A write cut short by the process's death: the ring may hold it whole,
 			 * so the warning waits until the copies are compared. */
 			truncated_from = used;
-			used = size > data ? (size - data) & ~7ull : 0;
+			uint64_t avail = size > data ? size - data : 0;
+			if (packed) {
+				used = packed_prefix(p->events_fd, data, avail, h.used);
+				packed = avail;
+			} else {
+				used = avail & ~7ull;
+			}
+		} else if (packed) {
+			packed = h.reserved;
 		}
-		struct rd_chunk c = {RD_EVENTS, off,	h.thread, h.tid,	  h.seq,
-				     used,	h.lost, h.flags,  truncated_from, 0};
+		struct rd_chunk c = {RD_EVENTS, off,	 h.thread, h.tid,	   h.seq, used,
+				     h.lost,	h.flags, packed,   truncated_from, 0};
 		if (add_chunk(p, cap, &c))
 			return;
-		off = data + h.used;
+		off = data + stored;
 	}
 	if (off < size && off + sizeof(struct lt_chunk_header) > size)
 		cutf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
@@ -619,8 +674,17 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		uint64_t used = h.used & ~7ull;
 		if (used > fh.chunk_size - h.header_size)
 			used = fh.chunk_size - h.header_size;
-		struct rd_chunk c = {RD_RING, off,    h.thread, h.tid, h.seq,
-				     used,    h.lost, h.flags,	0,     h.state == LT_CHUNK_ACTIVE};
+		struct rd_chunk c = {RD_RING,
+				     off,
+				     h.thread,
+				     h.tid,
+				     h.seq,
+				     used,
+				     h.lost,
+				     h.flags & ~LT_CHUNK_PACKED,
+				     0,
+				     0,
+				     h.state == LT_CHUNK_ACTIVE};
 		if (add_chunk(p, cap, &c))
 			return;
 	}
@@ -771,6 +835,7 @@ int rd_process_meta(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 	memset(p, 0, sizeof(*p));
 	p->events_fd = p->ring_fd = -1;
 	p->sampler_thread = LT_NO_THREAD;
+	p->writer_cpu_ns = -1;
 	snprintf(p->dir, sizeof(p->dir), "%s", dir);
 	const char *base = strrchr(dir, '/');
 	snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : dir);
@@ -888,14 +953,31 @@ int rd_process_open(struct rd_process *p, const char *dir, rd_warn_fn warn, void
 #define CURSOR_WINDOW	    (64u * 1024u)
 #define CURSOR_FIRST_WINDOW 512u /* a longer first record is read again, whole */
 
-static int cursor_fill(struct rd_cursor *c)
+static const char *chunk_path(const struct rd_cursor *c, const struct rd_chunk *ch)
 {
-	const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
-	uint64_t left = ch->used - c->pos;
-	/* The first read of a thread is small: a merge primes every thread at once, and a
-	 * storm of short threads must not cost a full window each. */
-	size_t window = c->cap ? CURSOR_WINDOW : CURSOR_FIRST_WINDOW;
-	size_t want = left < window ? (size_t)left : window;
+	return ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path;
+}
+
+/* At a chunk's start: where its records begin (after its header, as long as it says). */
+static int cursor_start(struct rd_cursor *c, const struct rd_chunk *ch)
+{
+	int fd = ch->file == RD_EVENTS ? c->p->events_fd : c->p->ring_fd;
+	struct lt_chunk_header h;
+	if (pread(fd, &h, sizeof(h), (off_t)ch->off) != (ssize_t)sizeof(h)) {
+		warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk header",
+		      chunk_path(c, ch), (unsigned long long)ch->off);
+		return -1;
+	}
+	c->data_off = ch->off + h.header_size;
+	c->wstart = 0;
+	lt_pack_reset(&c->pk);
+	return 0;
+}
+
+/* Reads `want` bytes at offset `from` of the chunk's stored records into buf[0..]. */
+static int cursor_read(struct rd_cursor *c, const struct rd_chunk *ch, uint64_t from, size_t want,
+		       size_t window)
+{
 	if (want > c->cap) {
 		char *b = realloc(c->buf, window);
 		if (!b)
@@ -904,24 +986,88 @@ static int cursor_fill(struct rd_cursor *c)
 		c->cap = window;
 	}
 	int fd = ch->file == RD_EVENTS ? c->p->events_fd : c->p->ring_fd;
-	const char *path = ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path;
-	if (c->pos == 0) {
-		struct lt_chunk_header h;
-		if (pread(fd, &h, sizeof(h), (off_t)ch->off) != (ssize_t)sizeof(h)) {
-			warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk header", path,
-			      (unsigned long long)ch->off);
-			return -1;
-		}
-		c->data_off = ch->off + h.header_size;
-	}
-	if (pread(fd, c->buf, want, (off_t)(c->data_off + c->pos)) != (ssize_t)want) {
-		warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk data", path,
-		      (unsigned long long)(c->data_off + c->pos));
+	if (pread(fd, c->buf, want, (off_t)(c->data_off + from)) != (ssize_t)want) {
+		warnf(c->warn, c->wctx, c->p, "%s:%llu: cannot read chunk data", chunk_path(c, ch),
+		      (unsigned long long)(c->data_off + from));
 		return -1;
 	}
 	c->len = want;
 	c->at = 0;
 	return 0;
+}
+
+static int cursor_fill(struct rd_cursor *c)
+{
+	const struct rd_chunk *ch = &c->p->chunks[c->th->first + c->chunk];
+	uint64_t left = ch->used - c->pos;
+	/* The first read of a thread is small: a merge primes every thread at once, and a
+	 * storm of short threads must not cost a full window each. */
+	size_t window = c->cap ? CURSOR_WINDOW : CURSOR_FIRST_WINDOW;
+	size_t want = left < window ? (size_t)left : window;
+	if (c->pos == 0 && cursor_start(c, ch))
+		return -1;
+	return cursor_read(c, ch, c->pos, want, window);
+}
+
+/*
+ * A packed chunk: the window holds the next LT_PACK_REC_MAX packed bytes (or all that is
+ * left), so that a record that does not decode is damage, never the window's end.
+ */
+#define CURSOR_PACKED_FIRST_WINDOW 4096u
+
+static int cursor_fill_packed(struct rd_cursor *c, const struct rd_chunk *ch)
+{
+	if (c->pos == 0 && c->len == 0) {
+		if (cursor_start(c, ch))
+			return -1;
+	} else {
+		if (c->len - c->at >= LT_PACK_REC_MAX || c->wstart + c->len >= ch->packed)
+			return 0;
+		c->wstart += c->at;
+	}
+	size_t window = c->cap ? CURSOR_WINDOW : CURSOR_PACKED_FIRST_WINDOW;
+	uint64_t left = ch->packed - c->wstart;
+	size_t want = left < window ? (size_t)left : window;
+	return cursor_read(c, ch, c->wstart, want, window);
+}
+
+/* The next record of a packed chunk, decoded into c->plain; NULL at its end or damage. */
+static const struct lt_rec *cursor_unpack(struct rd_cursor *c, const struct rd_chunk *ch)
+{
+	if (cursor_fill_packed(c, ch))
+		return NULL;
+	uint64_t at_packed = c->wstart + c->at;
+	if (c->pos >= ch->used) {
+		if (at_packed < ch->packed && !ch->truncated_from)
+			warnf(c->warn, c->wctx, c->p,
+			      "%s:%llu: packed chunk (thread %u, seq %llu): %llu bytes after its "
+			      "last record",
+			      chunk_path(c, ch), (unsigned long long)ch->off, ch->thread,
+			      (unsigned long long)ch->seq,
+			      (unsigned long long)(ch->packed - at_packed));
+		return NULL;
+	}
+	const char *why = "record cut short";
+	unsigned n = c->at < c->len ? lt_unpack_rec(&c->pk, (const uint8_t *)c->buf, c->len, &c->at,
+						    c->plain, &why)
+				    : 0;
+	if (n && c->pos + n * 8u > ch->used) {
+		why = "more records than the header's used bytes";
+		n = 0;
+	}
+	if (!n) {
+		if (ch->truncated_from) {
+			c->truncated = 1; /* the record the cut went through: already told */
+			return NULL;
+		}
+		warnf(c->warn, c->wctx, c->p,
+		      "%s:%llu: packed chunk (thread %u, seq %llu) malformed at packed byte %llu: "
+		      "%s; rest of chunk skipped",
+		      chunk_path(c, ch), (unsigned long long)ch->off, ch->thread,
+		      (unsigned long long)ch->seq, (unsigned long long)at_packed, why);
+		return NULL;
+	}
+	return (const struct lt_rec *)c->plain;
 }
 
 /* A synthetic LOST record (the count kept in a chunk header or a meta "lost" line). */
@@ -962,18 +1108,28 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 				return cursor_lost(c, (ch->flags >> 8) & 0xff, ch->lost);
 			continue;
 		}
-		if (c->at + sizeof(struct lt_rec) > c->len) {
-			if (c->pos >= ch->used || cursor_fill(c)) {
+		const struct lt_rec *r;
+		if (ch->packed) {
+			r = cursor_unpack(c, ch);
+			if (!r) {
 				c->chunk_done = 1;
 				continue;
 			}
-			if (c->len < sizeof(struct lt_rec)) { /* a record cut by truncation */
-				c->truncated |= ch->truncated_from != 0;
-				c->chunk_done = 1;
-				continue;
+		} else {
+			if (c->at + sizeof(struct lt_rec) > c->len) {
+				if (c->pos >= ch->used || cursor_fill(c)) {
+					c->chunk_done = 1;
+					continue;
+				}
+				if (c->len <
+				    sizeof(struct lt_rec)) { /* a record cut by truncation */
+					c->truncated |= ch->truncated_from != 0;
+					c->chunk_done = 1;
+					continue;
+				}
 			}
+			r = (const struct lt_rec *)(c->buf + c->at);
 		}
-		const struct lt_rec *r = (const struct lt_rec *)(c->buf + c->at);
 		uint64_t size = (uint64_t)r->words * 8u;
 		if (ch->truncated_from && r->words >= 2 && c->pos + size > ch->used) {
 			c->truncated = 1; /* the record the cut went through: already told */
@@ -984,27 +1140,42 @@ const struct lt_rec *rd_cursor_next(struct rd_cursor *c)
 		if (r->words < 2 || c->pos + size > ch->used || type == 0 ||
 		    type >= LT_REC_TYPE_MAX || (type != r->type && r->words < 3) ||
 		    r->words > max_words(type)) {
-			warnf(c->warn, c->wctx, c->p,
-			      "%s:%llu: bad record (type %u, %u words); rest of chunk skipped",
-			      ch->file == RD_EVENTS ? c->p->events_path : c->p->ring_path,
-			      (unsigned long long)(c->data_off + c->pos), r->type, r->words);
+			if (ch->packed)
+				warnf(
+				    c->warn, c->wctx, c->p,
+				    "%s:%llu: packed chunk (thread %u, seq %llu): bad record (type "
+				    "%u, %u words) at raw byte %llu; rest of chunk skipped",
+				    chunk_path(c, ch), (unsigned long long)ch->off, ch->thread,
+				    (unsigned long long)ch->seq, r->type, r->words,
+				    (unsigned long long)c->pos);
+			else
+				warnf(c->warn, c->wctx, c->p,
+				      "%s:%llu: bad record (type %u, %u words); rest of chunk "
+				      "skipped",
+				      chunk_path(c, ch), (unsigned long long)(c->data_off + c->pos),
+				      r->type, r->words);
 			c->chunk_done = 1;
 			continue;
 		}
-		if (c->at + size > c->len) { /* cut by the window: read from this record on */
-			if (cursor_fill(c)) {
-				c->chunk_done = 1;
-				continue;
+		if (ch->packed) {
+			c->pos += size;
+		} else {
+			if (c->at + size > c->len) { /* cut by the window: from this record on */
+				if (cursor_fill(c)) {
+					c->chunk_done = 1;
+					continue;
+				}
+				r = (const struct lt_rec *)c->buf;
 			}
-			r = (const struct lt_rec *)c->buf;
+			c->at += size;
+			c->pos += size;
 		}
-		c->at += size;
-		c->pos += size;
 		if (r->ts > c->last_ts)
 			c->last_ts = r->ts;
 		c->callsite = 0;
 		if (type != r->type) { /* the call site is the last payload word */
-			memcpy(c->plain, r, size - 8u);
+			if ((const void *)r != c->plain) /* a packed record is there already */
+				memcpy(c->plain, r, size - 8u);
 			c->callsite = ((const uint64_t *)r)[r->words - 1u];
 			struct lt_rec *plain = (struct lt_rec *)c->plain;
 			plain->type = (uint8_t)type;

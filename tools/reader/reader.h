@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "pack.h"
 
 struct rd_sync {
 	uint64_t ticks, mono_ns, real_ns;
@@ -29,8 +30,9 @@ struct rd_chunk {
 	int file;     /* RD_EVENTS or RD_RING */
 	uint64_t off; /* offset of the chunk header in that file */
 	uint32_t thread, tid;
-	uint64_t seq, used, lost;
+	uint64_t seq, used, lost; /* used: raw record bytes (packed or not) */
 	uint32_t flags;
+	uint64_t packed;	 /* LT_CHUNK_PACKED: the packed bytes there are to read; else 0 */
 	uint64_t truncated_from; /* events: the size its header announced, when cut short */
 	int live; /* a copy in the ring was still ACTIVE: its thread ran when the trace ended */
 };
@@ -124,6 +126,8 @@ struct rd_process {
 	uint64_t flight; /* "mode flight BYTES": a flight recorder's window (BYTES per thread) */
 	uint64_t flight_ticks;	/* from then on every thread's records are whole; 0: all of them */
 	unsigned flight_copies; /* threads with chunks of an earlier copy before a gap */
+	int major, minor;	/* the meta file's format version */
+	int64_t writer_cpu_ns;	/* "writer_cpu": the writer's CPU time (-1: not said) */
 	int errors;		/* damage reported while reading */
 	int truncated;		/* files found cut short (a killed process, a full disk) */
 };
@@ -174,9 +178,11 @@ struct rd_cursor {
 	const struct rd_thread *th;
 	rd_warn_fn warn;
 	void *wctx;
-	size_t chunk;	   /* index into th's chunks */
-	uint64_t data_off; /* file offset of the current chunk's records */
-	uint64_t pos;	   /* offset in the chunk's records of buf[at] */
+	size_t chunk;		 /* index into th's chunks */
+	uint64_t data_off;	 /* file offset of the current chunk's records */
+	uint64_t pos;		 /* offset in the chunk's (raw) records of buf[at] */
+	uint64_t wstart;	 /* packed chunks: offset in the packed bytes of buf[0] */
+	struct lt_pack_state pk; /* packed chunks: the decoder's state */
 	char *buf;
 	size_t cap, len, at;
 	int chunk_done;
@@ -190,7 +196,8 @@ struct rd_cursor {
 	/* The call site of the record returned last (LT_REC_F_CALLSITE, format 1.3): the
 	 * record is handed over without it, as if it had none; 0 when it had none. */
 	uint64_t callsite;
-	uint64_t plain[LT_REC_WORDS_MAX]; /* that record, without its call site word */
+	uint64_t plain[LT_REC_WORDS_MAX]; /* that record, without its call site word; or the
+					   * record of a packed chunk decoded last */
 };
 
 void rd_cursor_init(struct rd_cursor *c, struct rd_process *p, const struct rd_thread *th,

@@ -425,6 +425,20 @@ static void print_meta(FILE *out, const struct rd_process *p)
 	fprintf(out, "# process %s pid=%d ppid=%d host=%s exe=%s clock=%s threads=%zu ended=%d\n",
 		p->name, p->pid, p->ppid, p->host, p->exe, p->clock_tsc ? "tsc" : "monotonic",
 		p->nthreads, p->ended);
+	/* How the events file stores the chunks (raw or packed), and what writing cost. */
+	uint64_t packed = 0, raw_bytes = 0, stored = 0;
+	for (size_t i = 0; i < p->nchunks; i++) {
+		const struct rd_chunk *ch = &p->chunks[i];
+		raw_bytes += ch->used;
+		stored += ch->packed ? ch->packed : ch->used;
+		packed += ch->packed != 0;
+	}
+	fprintf(out, "# %s format=%d.%d chunks=%zu packed=%llu record_bytes=%llu stored_bytes=%llu",
+		p->name, p->major, p->minor, p->nchunks, (unsigned long long)packed,
+		(unsigned long long)raw_bytes, (unsigned long long)stored);
+	if (p->writer_cpu_ns >= 0)
+		fprintf(out, " writer_cpu_ns=%lld", (long long)p->writer_cpu_ns);
+	fputc('\n', out);
 	if (p->parent_pid)
 		fprintf(out, "# %s parent=%d parent_thread=%u\n", p->name, p->parent_pid,
 			p->parent_thread);

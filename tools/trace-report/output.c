@@ -135,6 +135,9 @@ static void write_meta(FILE *f, const struct rp_run *r)
 		m->processes, m->threads, m->ranks);
 	fprintf(f, "  git        %s\n", m->git_revision ? m->git_revision : "-");
 	fprintf(f, "  events     %" PRIu64 "\n", r->totals.events);
+	if (m->has_writer_cpu)
+		fprintf(f, "  writer     %s of CPU time (the tracer's writer thread)\n",
+			rp_fmt_ns(dur, sizeof(dur), (double)m->writer_cpu_ns, 0));
 	char w[RP_WARNINGS_MAX][RP_WARNING_LEN];
 	int severe[RP_WARNINGS_MAX];
 	for (size_t i = 0, n = rp_warnings(r, w, severe); i < n; i++)

@@ -430,6 +430,7 @@ void rp_run_free(struct rp_run *run)
 
 /* What the meta file of one process says, read before the conversion. */
 struct pinfo {
+	int64_t writer_cpu_ns; /* -1: not said */
 	char *dir;
 	char *name; /* <host>.<pid>[.<n>] */
 	uint64_t real_ns;
@@ -550,6 +551,7 @@ static int list_processes(const char *path, const struct rp_options *opt, struct
 		q->exe = strdup(p.exe[0] ? p.exe : p.nargs ? p.args[0] : "?");
 		q->host = strdup(p.host[0] ? p.host : "localhost");
 		q->clock_tsc = p.clock_tsc;
+		q->writer_cpu_ns = p.writer_cpu_ns;
 		q->args = calloc(p.nargs + 1, sizeof(*q->args));
 		for (size_t j = 0; q->args && j < p.nargs; j++)
 			q->args[q->nargs++] = json_utf8_dup(p.args[j]);
@@ -638,6 +640,11 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	m->duration_ns = cv->stats.last_ns - cv->stats.first_ns;
 	m->git_revision = opt->no_git ? NULL : acc_git_revision(first->exe);
 	m->clock = strdup(first->clock_tsc ? "tsc" : "monotonic");
+	for (int j = 0; j < npi; j++)
+		if (pi[j].writer_cpu_ns >= 0) {
+			m->writer_cpu_ns += (uint64_t)pi[j].writer_cpu_ns;
+			m->has_writer_cpu = 1;
+		}
 	if (!m->start || !m->clock)
 		goto out;
 

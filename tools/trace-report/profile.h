@@ -127,6 +127,9 @@ struct rp_meta {
 	uint64_t duration_ns;		    /* first to last event of the run */
 	char *git_revision;		    /* NULL: unknown */
 	char *clock;			    /* "tsc", "monotonic"; "unknown" (archive) */
+	uint64_t writer_cpu_ns; /* CPU time of the tracer's writer threads (meta "writer_cpu",
+				 * summed over the processes), where has_writer_cpu */
+	int has_writer_cpu;
 };
 
 struct rp_totals {

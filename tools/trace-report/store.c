@@ -126,6 +126,10 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	jw_u64(w, "duration_ns", m->duration_ns);
 	jw_str(w, "git_revision", m->git_revision);
 	jw_str(w, "clock", m->clock);
+	if (m->has_writer_cpu)
+		jw_u64(w, "writer_cpu_ns", m->writer_cpu_ns);
+	else
+		jw_null(w, "writer_cpu_ns");
 	jw_end(w);
 
 	const struct rp_totals *t = &r->totals;
@@ -359,6 +363,9 @@ static void read_meta(struct rctx *c, const struct jv *o, struct rp_meta *m)
 	m->duration_ns = get_u64(c, o, "duration_ns", 0);
 	m->git_revision = get_str(c, o, "git_revision", 0, NULL);
 	m->clock = get_str(c, o, "clock", 0, "?");
+	const struct jv *wc = jv_get(o, "writer_cpu_ns"); /* absent or null: not known */
+	m->has_writer_cpu = wc && wc->type == JV_NUMBER;
+	m->writer_cpu_ns = m->has_writer_cpu ? get_u64(c, o, "writer_cpu_ns", 0) : 0;
 }
 
 static void read_region(struct rctx *c, const struct jv *o, struct rp_region *g)
