@@ -347,7 +347,7 @@ enum cv_mark {
 	CV_MARK_KOKKOS_UNFINALIZED, /* live at the end of a process that never finalized Kokkos */
 	CV_MARK_GPU_LEAK,	    /* device memory a GPU API call allocated, never freed */
 	CV_MARK_DROPPED, /* "<n> calls and regions not recorded: <why>", at the thread's end */
-	CV_MARK_FLIGHT,		    /* a flight recorder's window: whole from here on */
+	CV_MARK_FLIGHT,	 /* a flight recorder's window: whole from here on */
 	CV_MARK_KINDS
 };
 

@@ -773,8 +773,22 @@ static uint64_t chunk_first_ts(const struct rd_process *p, const struct rd_chunk
 	struct lt_chunk_header h;
 	struct lt_rec r;
 	int fd = c->file == RD_EVENTS ? p->events_fd : p->ring_fd;
-	if (c->used < sizeof(r) || pread(fd, &h, sizeof(h), (off_t)c->off) != (ssize_t)sizeof(h) ||
-	    pread(fd, &r, sizeof(r), (off_t)(c->off + h.header_size)) != (ssize_t)sizeof(r))
+	if (c->used < sizeof(r) || pread(fd, &h, sizeof(h), (off_t)c->off) != (ssize_t)sizeof(h))
+		return 0;
+	if (h.flags & LT_CHUNK_PACKED) {
+		/* The first record alone, from the packer's empty state. */
+		uint8_t in[LT_PACK_REC_MAX];
+		uint64_t rec[LT_REC_WORDS_MAX];
+		struct lt_pack_state s;
+		size_t len = h.reserved < sizeof(in) ? h.reserved : sizeof(in), at = 0;
+		const char *why;
+		lt_pack_reset(&s);
+		if (pread(fd, in, len, (off_t)(c->off + h.header_size)) != (ssize_t)len ||
+		    !lt_unpack_rec(&s, in, len, &at, rec, &why))
+			return 0;
+		return rec[0];
+	}
+	if (pread(fd, &r, sizeof(r), (off_t)(c->off + h.header_size)) != (ssize_t)sizeof(r))
 		return 0;
 	return r.ts;
 }
