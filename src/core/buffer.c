@@ -7,7 +7,14 @@
  *
  * The ring file grows one slot at a time, and each slot is mapped MAP_SHARED on its own when
  * it is added (address space is taken per thread that attaches, never reserved up front:
- * `ulimit -v` bounds the thread count, not whether tracing works).  A slot's mapping and
+ * `ulimit -v` bounds the thread count, not whether tracing works).  The file is grown sparse;
+ * the disk blocks under a chunk are reserved (fallocate) before the producer stores into
+ * them, a piece at a time: FIRST_PIECE when the chunk is first started, then doubling up to
+ * the whole chunk each time the producer reaches the end of what is reserved (the slot's
+ * `alloc`).  A store into a page without blocks would kill the program with SIGBUS on a
+ * full disk; a reservation that fails instead is a chunk the producer cannot move to, which
+ * is counted as lost like a ring full of chunks that cannot be written out.  A thread that
+ * records little therefore costs a few pages of disk, not a slot.  A slot's mapping and
  * its base pointer never change until a fork child drops them, so chunk addresses never
  * move; the base is stored before the release store of `nslots` that the writer reads
  * unlocked.  A slot belongs to one live thread; a thread for which no slot can be mapped
@@ -50,11 +57,17 @@
 
 enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
+#define RING_CHUNKS 8		/* chunks per slot */
+#define FIRST_PIECE (32u << 10) /* disk reserved when a chunk is first started */
+
 struct slot {
 	int state;
 	uint32_t thread;
 	unsigned drain; /* next chunk to copy out; io_lock */
 	char *base;	/* the slot's mapping; set once, before nslots counts the slot */
+	/* Bytes reserved on disk from each chunk's start: written by the slot's owner before it
+	 * stores there (release), and reset by lt_buffer_trim; 0: never started, all FREE. */
+	uint32_t alloc[RING_CHUNKS];
 };
 
 static struct {
@@ -150,7 +163,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		lt_buf_writer_after_fork();
 	} else {
 		lt_buf_writer_init();
-		R.chunks = 8;
+		R.chunks = RING_CHUNKS;
 		R.chunk_size = lt_cfg.buffer_size / R.chunks;
 		R.chunk_size -= R.chunk_size % (uint64_t)page;
 		if (R.chunk_size < (uint64_t)page)
@@ -217,10 +230,9 @@ static int ring_grow(void)
 	if (fd < 0)
 		return -EBADF;
 	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
-	/* Reserve the blocks now: a page of a sparse file that cannot be allocated later would
-	 * kill the program with SIGBUS on its first store. */
-	err = posix_fallocate(fd, off, (off_t)R.slot_size);
-	if (err) {
+	/* Sparse: the blocks are reserved chunk piece by chunk piece (chunk_reserve). */
+	if (ftruncate(fd, off + (off_t)R.slot_size) != 0) {
+		err = errno;
 		lt_file_done(&R.ring);
 		return -err;
 	}
@@ -234,11 +246,59 @@ static int ring_grow(void)
 		return -err;
 	}
 	lt_file_done(&R.ring);
+	/* A fault reads one page: the kernel's read-around would fill the page cache with up to
+	 * read_ahead_kb of zeroes (a whole slot, milliseconds) on the thread's first store. */
+	madvise(p, R.slot_size, MADV_RANDOM);
 	R.slots[s].base = p;
 	__atomic_store_n(&R.nslots, s + 1, __ATOMIC_RELEASE); /* the writer reads it unlocked */
 	return 0;
 }
 
+/*
+ * Reserves the disk blocks of chunk i of slot s up to `want` bytes from its start, before
+ * anyone stores there.  Only the slot's owner calls it.  0, or -errno (-ENOSPC: a full disk).
+ */
+static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
+{
+	struct slot *sl = &R.slots[s];
+	uint32_t have = __atomic_load_n(&sl->alloc[i], __ATOMIC_RELAXED);
+	if (want > R.chunk_size)
+		want = R.chunk_size;
+	if (want <= have)
+		return 0;
+	int fd = lt_file_fd(&R.ring);
+	if (fd < 0)
+		return -EBADF;
+	int err = posix_fallocate(fd, chunk_offset(s, i) + have, (off_t)(want - have));
+	lt_file_done(&R.ring);
+	if (err)
+		return -err;
+	__atomic_store_n(&sl->alloc[i], (uint32_t)want, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A chunk's state; a chunk never started is FREE, and its page is not touched to say so
+ * (reading a hole of the file costs a page of cache). */
+static int chunk_state_at(unsigned s, unsigned i)
+{
+	if (!__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE))
+		return LT_CHUNK_FREE;
+	return chunk_state(chunk_at(s, i));
+}
+
+/* Whether the producer of slot s can move to chunk i: FREE, with its first piece reserved. */
+static int chunk_ready(unsigned s, unsigned i)
+{
+	return chunk_state_at(s, i) == LT_CHUNK_FREE && chunk_reserve(s, i, FIRST_PIECE) == 0;
+}
+
+/* The producer's end in chunk i: as far as the blocks are reserved. */
+static uint64_t *chunk_end(unsigned s, unsigned i)
+{
+	return (uint64_t *)((char *)chunk_at(s, i) + R.slots[s].alloc[i]);
+}
+
+/* Starts chunk i (chunk_ready said yes). */
 static void chunk_start(struct lt_thread *t, unsigned i)
 {
 	struct lt_chunk_header *c = chunk_at((unsigned)t->slot, i);
@@ -257,7 +317,7 @@ static void chunk_start(struct lt_thread *t, unsigned i)
 	t->chunk = c;
 	t->data = (uint64_t *)(c + 1);
 	t->pos = t->data;
-	t->end = (uint64_t *)((char *)c + R.chunk_size);
+	t->end = chunk_end((unsigned)t->slot, i);
 }
 
 static unsigned reclaim_ended(void);
@@ -282,11 +342,16 @@ int lt_buffer_attach(struct lt_thread *t)
 		s = reclaim_ended();
 	if (s == R.nslots)
 		err = ring_grow();
-	errno = saved;
 	if (!err) {
 		__atomic_store_n(&R.slots[s].state, SLOT_OWNED, __ATOMIC_RELAXED);
 		R.slots[s].thread = t->index;
+		/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
+		if (!chunk_ready(s, R.slots[s].drain)) {
+			err = -ENOSPC;
+			__atomic_store_n(&R.slots[s].state, SLOT_FREE, __ATOMIC_RELEASE);
+		}
 	}
+	errno = saved;
 	lt_unlock(&R.slot_lock);
 	if (err) {
 		static int warned;
@@ -297,7 +362,6 @@ int lt_buffer_attach(struct lt_thread *t)
 		return err;
 	}
 	t->slot = (int)s;
-	/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
 	chunk_start(t, R.slots[s].drain);
 	return 0;
 }
@@ -319,7 +383,9 @@ void lt_buffer_detach(struct lt_thread *t)
 	t->slot = -1;
 	t->chunk = &t->dummy;
 	t->data = t->pos = t->end = t->sink;
-	lt_buf_writer_kick();
+	/* Its last chunk is safe in the ring: a writer already running copies it out now; none
+	 * is started for it (the exit, a new thread short of slots or the next kick will). */
+	lt_buf_writer_nudge();
 }
 
 /* Copies one chunk's header and committed records to the events file.  io_lock held. */
@@ -353,9 +419,9 @@ static int slot_drain(unsigned s)
 {
 	struct slot *sl = &R.slots[s];
 	for (unsigned n = 0; n < R.chunks; n++) {
-		struct lt_chunk_header *c = chunk_at(s, sl->drain);
-		if (chunk_state(c) != LT_CHUNK_SEALED)
+		if (chunk_state_at(s, sl->drain) != LT_CHUNK_SEALED)
 			break;
+		struct lt_chunk_header *c = chunk_at(s, sl->drain);
 		int err = chunk_write(c);
 		if (err) {
 			/* Said once per process: on a nearly full disk, writes of small
@@ -384,7 +450,7 @@ static int slot_reclaim(unsigned s)
 {
 	int err = slot_drain(s);
 	int ended = SLOT_ENDED;
-	if (!err && chunk_state(chunk_at(s, R.slots[s].drain)) == LT_CHUNK_FREE)
+	if (!err && chunk_state_at(s, R.slots[s].drain) == LT_CHUNK_FREE)
 		__atomic_compare_exchange_n(&R.slots[s].state, &ended, SLOT_FREE, 0,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	return __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE;
@@ -430,24 +496,30 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 		t->lost_noslot++;
 		return t->sink;
 	}
-	struct lt_chunk_header *cur = chunk_at((unsigned)t->slot, t->cur);
+	unsigned s = (unsigned)t->slot;
+	struct lt_chunk_header *cur = chunk_at(s, t->cur);
 	unsigned next = (t->cur + 1) % R.chunks;
-	struct lt_chunk_header *nc = chunk_at((unsigned)t->slot, next);
+	if (!t->dropping && R.slots[s].alloc[t->cur] < R.chunk_size &&
+	    chunk_reserve(s, t->cur, 2 * (uint64_t)R.slots[s].alloc[t->cur]) == 0) {
+		/* More of the same chunk (a full disk: the next chunk, as when it is full). */
+		t->end = chunk_end(s, t->cur);
+		return lt_reserve(t, words);
+	}
 	if (t->dropping) {
 		/* Count, and look for a free chunk now and then (one load). */
 		cur->lost++;
-		if ((cur->lost & 63) != 1 || chunk_state(nc) != LT_CHUNK_FREE)
+		if ((cur->lost & 63) != 1 || !chunk_ready(s, next))
 			return t->sink;
 		t->dropping = 0;
 		cur->lost--; /* this event will be recorded after all */
-	} else if (chunk_state(nc) != LT_CHUNK_FREE) {
+	} else if (!chunk_ready(s, next)) {
 		if (lt_cfg.overflow == LT_OVERFLOW_BLOCK) {
 			/* Copy our own sealed chunks out: slower, but nothing is lost. */
 			lt_lock(&R.io_lock);
-			slot_drain((unsigned)t->slot);
+			slot_drain(s);
 			lt_unlock(&R.io_lock);
 		}
-		if (chunk_state(nc) != LT_CHUNK_FREE) {
+		if (!chunk_ready(s, next)) {
 			t->dropping = 1;
 			cur->flags |=
 			    (uint32_t)(lt_cfg.overflow == LT_OVERFLOW_BLOCK ? LT_LOST_IO
@@ -475,7 +547,7 @@ void lt_buffer_settle(struct lt_thread *t)
 	slot_drain((unsigned)t->slot);
 	lt_unlock(&R.io_lock);
 	unsigned next = (t->cur + 1) % R.chunks;
-	if (chunk_state(chunk_at((unsigned)t->slot, next)) == LT_CHUNK_FREE) {
+	if (chunk_ready((unsigned)t->slot, next)) {
 		t->dropping = 0;
 		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
 		chunk_start(t, next);
@@ -506,7 +578,7 @@ void lt_buffer_flush_all(int snapshot_active)
 			continue;
 		for (unsigned i = 0; i < R.chunks; i++) {
 			struct lt_chunk_header *c = chunk_at(s, i);
-			if (chunk_state(c) == LT_CHUNK_ACTIVE &&
+			if (chunk_state_at(s, i) == LT_CHUNK_ACTIVE &&
 			    __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) > 0)
 				chunk_write(c);
 		}
@@ -514,18 +586,48 @@ void lt_buffer_flush_all(int snapshot_active)
 	lt_unlock(&R.io_lock);
 }
 
+/* Punches [from, to) of the ring, and marks the FREE chunks in it as never started. */
+static void trim_range(int fd, unsigned from, unsigned to)
+{
+	if (from >= to)
+		return;
+	off_t a = chunk_offset(from / R.chunks, from % R.chunks);
+	off_t b = chunk_offset((to - 1) / R.chunks, (to - 1) % R.chunks) + (off_t)R.chunk_size;
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, a, b - a) != 0)
+		return;
+	for (unsigned k = from; k < to; k++)
+		__atomic_store_n(&R.slots[k / R.chunks].alloc[k % R.chunks], 0, __ATOMIC_RELEASE);
+}
+
 void lt_buffer_trim(void)
 {
-	/* The FREE chunks' contents are in the events file: give their blocks back.  The
+	/* The FREE chunks' contents are in the events file: give their blocks back, in one
+	 * call per run of chunks that are FREE or were never started (holes already).  The
 	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return;
-	for (unsigned s = 0; s < n; s++)
-		for (unsigned i = 0; i < R.chunks; i++)
-			if (chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE)
-				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					  chunk_offset(s, i), (off_t)R.chunk_size);
+	unsigned from = 0, to = 0; /* the run of chunks to punch, as s * chunks + i */
+	for (unsigned s = 0; s < n; s++) {
+		/* A live thread may start a chunk that was never started at any moment: the run
+		 * never covers one of its holes. */
+		int owned = __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_OWNED;
+		for (unsigned i = 0; i < R.chunks; i++) {
+			unsigned k = s * R.chunks + i;
+			if (!__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE) && !owned)
+				continue; /* a hole: extends the run, or starts none */
+			if (__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE) &&
+			    chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE) {
+				if (from == to)
+					from = k;
+				to = k + 1;
+				continue;
+			}
+			trim_range(fd, from, to);
+			from = to = 0;
+		}
+	}
+	trim_range(fd, from, to);
 	lt_file_done(&R.ring);
 }

@@ -53,6 +53,8 @@ LT_HIDDEN int lt_writer_pause(void);
  * woken, started on first use (writer.c, for the producers). */
 LT_HIDDEN void lt_buf_drain_all(void);
 LT_HIDDEN void lt_buf_writer_kick(void);
+/* Wakes the writer if it runs; never starts one. */
+LT_HIDDEN void lt_buf_writer_nudge(void);
 /* Notes the CPUs the writer may run on (at the first open). */
 LT_HIDDEN void lt_buf_writer_init(void);
 /* In the child of fork: the parent's writer thread is not there. */

@@ -98,6 +98,14 @@ void lt_buf_writer_kick(void)
 	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
 }
 
+void lt_buf_writer_nudge(void)
+{
+	if (__atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE) != 1)
+		return;
+	__atomic_fetch_add(&W.wake, 1, __ATOMIC_RELEASE);
+	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
+}
+
 /*
  * Stops the writer and waits until its thread is gone (1 s at most: a write stuck on a
  * dead file system does not hold the program up).  The next kick starts a new one.
