@@ -9,7 +9,7 @@
  * it is added (address space is taken per thread that attaches, never reserved up front:
  * `ulimit -v` bounds the thread count, not whether tracing works).  The file is grown sparse;
  * the disk blocks under a chunk are reserved (fallocate) before the producer stores into
- * them, a piece at a time: FIRST_PIECE when the chunk is first started, then doubling up to
+ * them, a piece at a time: a page when the chunk is first started, then doubling up to
  * the whole chunk each time the producer reaches the end of what is reserved (the slot's
  * `alloc`).  A store into a page without blocks would kill the program with SIGBUS on a
  * full disk; a reservation that fails instead is a chunk the producer cannot move to, which
@@ -57,8 +57,8 @@
 
 enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
-#define RING_CHUNKS 8		/* chunks per slot */
-#define FIRST_PIECE (32u << 10) /* disk reserved when a chunk is first started */
+#define RING_CHUNKS 8	  /* chunks per slot */
+#define FIRST_PIECE 4096u /* disk reserved when a chunk is first started (a page at least) */
 
 struct slot {
 	int state;
@@ -72,8 +72,10 @@ struct slot {
 
 static struct {
 	uint64_t chunk_size, slot_size;
+	uint32_t first_piece; /* FIRST_PIECE, or the page when it is larger */
 	unsigned chunks, max_slots;
-	unsigned nslots; /* slots mapped so far */
+	unsigned nslots;     /* slots mapped so far */
+	unsigned file_slots; /* slots the ring file's size covers; slot_lock */
 	struct slot *slots;
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
@@ -156,7 +158,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		lt_file_close(&R.events);
 		/* Slots past nslots were never written: leave their pages untouched. */
 		memset(R.slots, 0, R.nslots * sizeof(*R.slots));
-		R.nslots = 0;
+		R.nslots = R.file_slots = 0;
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
@@ -169,6 +171,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		if (R.chunk_size < (uint64_t)page)
 			R.chunk_size = (uint64_t)page;
 		R.slot_size = R.chunk_size * R.chunks;
+		R.first_piece = FIRST_PIECE < (uint64_t)page ? (uint32_t)page : FIRST_PIECE;
 		uint64_t budget = 1ull << 40; /* bounds the ring file, 1 TiB */
 		R.max_slots = (unsigned)(budget / R.slot_size);
 		if (R.max_slots > 32768)
@@ -230,11 +233,20 @@ static int ring_grow(void)
 	if (fd < 0)
 		return -EBADF;
 	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
-	/* Sparse: the blocks are reserved chunk piece by chunk piece (chunk_reserve). */
-	if (ftruncate(fd, off + (off_t)R.slot_size) != 0) {
-		err = errno;
-		lt_file_done(&R.ring);
-		return -err;
+	/* Sparse: the blocks are reserved chunk piece by chunk piece (chunk_reserve).  The
+	 * size grows ahead, by as many slots as there are (64 at most), so that a crowd of
+	 * threads does not change the file's size one by one; lt_buffer_trim cuts the rest. */
+	if (s >= R.file_slots) {
+		unsigned want = s + 1 + (s + 1 < 64 ? s + 1 : 64);
+		if (want > R.max_slots)
+			want = R.max_slots;
+		if (ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + want * R.slot_size)) != 0 &&
+		    (want = s + 1, ftruncate(fd, off + (off_t)R.slot_size) != 0)) {
+			err = errno;
+			lt_file_done(&R.ring);
+			return -err;
+		}
+		R.file_slots = want;
 	}
 	void *p = mmap(NULL, R.slot_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (p == MAP_FAILED) {
@@ -242,6 +254,8 @@ static int ring_grow(void)
 		/* No slot there after all: the file ends with the last mapped one again. */
 		if (ftruncate(fd, off) != 0)
 			lt_debug("cannot cut %s back: %s", R.ring.path, strerror(errno));
+		else
+			R.file_slots = s;
 		lt_file_done(&R.ring);
 		return -err;
 	}
@@ -289,7 +303,7 @@ static int chunk_state_at(unsigned s, unsigned i)
 /* Whether the producer of slot s can move to chunk i: FREE, with its first piece reserved. */
 static int chunk_ready(unsigned s, unsigned i)
 {
-	return chunk_state_at(s, i) == LT_CHUNK_FREE && chunk_reserve(s, i, FIRST_PIECE) == 0;
+	return chunk_state_at(s, i) == LT_CHUNK_FREE && chunk_reserve(s, i, R.first_piece) == 0;
 }
 
 /* The producer's end in chunk i: as far as the blocks are reserved. */
@@ -586,7 +600,7 @@ void lt_buffer_flush_all(int snapshot_active)
 	lt_unlock(&R.io_lock);
 }
 
-/* Punches [from, to) of the ring, and marks the FREE chunks in it as never started. */
+/* Punches chunks [from, to) of the ring (as s * chunks + i), which are all in use no more. */
 static void trim_range(int fd, unsigned from, unsigned to)
 {
 	if (from >= to)
@@ -601,24 +615,23 @@ static void trim_range(int fd, unsigned from, unsigned to)
 
 void lt_buffer_trim(void)
 {
-	/* The FREE chunks' contents are in the events file: give their blocks back, in one
-	 * call per run of chunks that are FREE or were never started (holes already).  The
-	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
+	/*
+	 * The FREE chunks' contents are in the events file: give their blocks back, one call
+	 * per run of them.  The ACTIVE ones stay, since their threads may still write (a
+	 * runtime's pool after exit).  So do the chunks that never grew past their first page
+	 * (a short thread's): a punch costs as much for a page as for a megabyte (the extent's
+	 * journal entry, the mapping's page tables), and they are a page per slot at most.
+	 */
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return;
-	unsigned from = 0, to = 0; /* the run of chunks to punch, as s * chunks + i */
+	unsigned from = 0, to = 0; /* the run of chunks to punch */
 	for (unsigned s = 0; s < n; s++) {
-		/* A live thread may start a chunk that was never started at any moment: the run
-		 * never covers one of its holes. */
-		int owned = __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_OWNED;
 		for (unsigned i = 0; i < R.chunks; i++) {
 			unsigned k = s * R.chunks + i;
-			if (!__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE) && !owned)
-				continue; /* a hole: extends the run, or starts none */
-			if (__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE) &&
-			    chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE) {
+			uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE);
+			if (alloc > R.first_piece && chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE) {
 				if (from == to)
 					from = k;
 				to = k + 1;
@@ -629,5 +642,11 @@ void lt_buffer_trim(void)
 		}
 	}
 	trim_range(fd, from, to);
+	/* The size grown ahead of the slots: the file ends with the last slot again. */
+	lt_lock(&R.slot_lock);
+	n = R.nslots;
+	if (R.file_slots > n && ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + n * R.slot_size)) == 0)
+		R.file_slots = n;
+	lt_unlock(&R.slot_lock);
 	lt_file_done(&R.ring);
 }

@@ -410,6 +410,7 @@ void lt_init(void)
 			strerror(-err));
 		goto out;
 	}
+	lt_meta_hold(1); /* up to the first thread's start */
 	write_meta(0, 0);
 	if (lt_buffer_open(proc_dir, 0))
 		goto out;
@@ -425,6 +426,7 @@ void lt_init(void)
 	lt_callsite_depth = lt_cfg.callsite_depth;
 	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
 	lt_modules_start(0);
+	lt_meta_hold(0);
 	lt_active = lt_cfg.modules | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
@@ -432,6 +434,7 @@ void lt_init(void)
 	lt_modules_started(0);
 	lt_info("tracing into %s", proc_dir);
 out:
+	lt_meta_hold(0);
 	if (state != LT_STATE_ON)
 		lt_active = 0;
 	lt_active |= LT_ACTIVE_INIT;
@@ -494,7 +497,9 @@ static void after_fork_child(void)
 	}
 	is_root = 0;
 	traced_pid = getpid();
+	lt_meta_hold(1);
 	write_meta(parent, parent_thread);
+	lt_meta_hold(0);
 	if (lt_buffer_open(proc_dir, 1)) {
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
 		lt_tls_guard--;

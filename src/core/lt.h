@@ -98,6 +98,8 @@ LT_HIDDEN void lt_strings_after_fork_child(void);
 /* meta.c */
 LT_HIDDEN int lt_meta_open(const char *dir);
 LT_HIDDEN void lt_meta_sync(void);
+/* 1: the calling thread's meta lines are gathered (at start); 0: written, and no more. */
+LT_HIDDEN void lt_meta_hold(int on);
 
 /*
  * module.c: the modules' hooks, each called on every registered module that has it, in
