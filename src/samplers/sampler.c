@@ -346,6 +346,8 @@ static void *sampler_main(void *arg)
 		    (int64_t)(next.tv_sec - now.tv_sec) * 1000000000 + (next.tv_nsec - now.tv_nsec);
 		if (wait <= 0) { /* late by a period or more: start the grid anew */
 			next = now;
+			if (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) != S_BUSY)
+				return sampler_leave(); /* asked to stop or pause meanwhile */
 			continue;
 		}
 		/* Idle from here: everything it recorded is published by this release. */
