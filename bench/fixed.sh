@@ -15,7 +15,7 @@
 # With OTHER_BUILD (another build's libtrace.so and trace-run, e.g. before a change), each
 # traced run is followed by the same run with it: a before/after comparison in one run.
 # With HOG=1, a busy loop per CPU runs in the background the whole time (a busy machine).
-# Traces go to TMPDIR (the disk that is measured: /tmp, not /dev/shm).
+# Traces go to TMPDIR: the disk that is measured (not a tmpfs).
 set -eu
 build=${1:-build}
 rounds=${2:-21}
