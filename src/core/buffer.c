@@ -7,7 +7,14 @@
  *
  * The ring file grows one slot at a time, and each slot is mapped MAP_SHARED on its own when
  * it is added (address space is taken per thread that attaches, never reserved up front:
- * `ulimit -v` bounds the thread count, not whether tracing works).  A slot's mapping and
+ * `ulimit -v` bounds the thread count, not whether tracing works).  The file is grown sparse;
+ * the disk blocks under a chunk are reserved (fallocate) before the producer stores into
+ * them, a piece at a time: a page when the chunk is first started, then doubling up to
+ * the whole chunk each time the producer reaches the end of what is reserved (the slot's
+ * `alloc`).  A store into a page without blocks would kill the program with SIGBUS on a
+ * full disk; a reservation that fails instead is a chunk the producer cannot move to, which
+ * is counted as lost like a ring full of chunks that cannot be written out.  A thread that
+ * records little therefore costs a few pages of disk, not a slot.  A slot's mapping and
  * its base pointer never change until a fork child drops them, so chunk addresses never
  * move; the base is stored before the release store of `nslots` that the writer reads
  * unlocked.  A slot belongs to one live thread; a thread for which no slot can be mapped
@@ -64,17 +71,25 @@
 
 enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
+#define RING_CHUNKS 8	  /* chunks per slot */
+#define FIRST_PIECE 4096u /* disk reserved when a chunk is first started (a page at least) */
+
 struct slot {
 	int state;
 	uint32_t thread;
 	unsigned drain; /* next chunk to copy out; io_lock */
 	char *base;	/* the slot's mapping; set once, before nslots counts the slot */
+	/* Bytes reserved on disk from each chunk's start: written by the slot's owner before it
+	 * stores there (release), and reset by lt_buffer_trim; 0: never started, all FREE. */
+	uint32_t alloc[RING_CHUNKS];
 };
 
 static struct {
 	uint64_t chunk_size, slot_size;
+	uint32_t first_piece; /* FIRST_PIECE, or the page when it is larger */
 	unsigned chunks, max_slots;
-	unsigned nslots; /* slots mapped so far */
+	unsigned nslots;     /* slots mapped so far */
+	unsigned file_slots; /* slots the ring file's size covers; slot_lock */
 	struct slot *slots;
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
@@ -165,7 +180,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		lt_file_close(&R.events);
 		/* Slots past nslots were never written: leave their pages untouched. */
 		memset(R.slots, 0, R.nslots * sizeof(*R.slots));
-		R.nslots = 0;
+		R.nslots = R.file_slots = 0;
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
@@ -173,12 +188,13 @@ int lt_buffer_open(const char *dir, int after_fork)
 		lt_buf_writer_after_fork();
 	} else {
 		lt_buf_writer_init();
-		R.chunks = 8;
+		R.chunks = RING_CHUNKS;
 		R.chunk_size = lt_cfg.buffer_size / R.chunks;
 		R.chunk_size -= R.chunk_size % (uint64_t)page;
 		if (R.chunk_size < (uint64_t)page)
 			R.chunk_size = (uint64_t)page;
 		R.slot_size = R.chunk_size * R.chunks;
+		R.first_piece = FIRST_PIECE < (uint64_t)page ? (uint32_t)page : FIRST_PIECE;
 		uint64_t budget = 1ull << 40; /* bounds the ring file, 1 TiB */
 		R.max_slots = (unsigned)(budget / R.slot_size);
 		if (R.max_slots > 32768)
@@ -246,12 +262,20 @@ static int ring_grow(void)
 	if (fd < 0)
 		return -EBADF;
 	off_t off = (off_t)(LT_FILE_HEADER_SIZE + s * R.slot_size);
-	/* Reserve the blocks now: a page of a sparse file that cannot be allocated later would
-	 * kill the program with SIGBUS on its first store. */
-	err = posix_fallocate(fd, off, (off_t)R.slot_size);
-	if (err) {
-		lt_file_done(&R.ring);
-		return -err;
+	/* Sparse: the blocks are reserved chunk piece by chunk piece (chunk_reserve).  The
+	 * size grows ahead, by as many slots as there are (64 at most), so that a crowd of
+	 * threads does not change the file's size one by one; lt_buffer_trim cuts the rest. */
+	if (s >= R.file_slots) {
+		unsigned want = s + 1 + (s + 1 < 64 ? s + 1 : 64);
+		if (want > R.max_slots)
+			want = R.max_slots;
+		if (ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + want * R.slot_size)) != 0 &&
+		    (want = s + 1, ftruncate(fd, off + (off_t)R.slot_size) != 0)) {
+			err = errno;
+			lt_file_done(&R.ring);
+			return -err;
+		}
+		R.file_slots = want;
 	}
 	void *p = mmap(NULL, R.slot_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (p == MAP_FAILED) {
@@ -259,15 +283,65 @@ static int ring_grow(void)
 		/* No slot there after all: the file ends with the last mapped one again. */
 		if (ftruncate(fd, off) != 0)
 			lt_debug("cannot cut %s back: %s", R.ring.path, strerror(errno));
+		else
+			R.file_slots = s;
 		lt_file_done(&R.ring);
 		return -err;
 	}
 	lt_file_done(&R.ring);
+	/* A fault reads one page: the kernel's read-around would fill the page cache with up to
+	 * read_ahead_kb of zeroes (a whole slot, milliseconds) on the thread's first store. */
+	madvise(p, R.slot_size, MADV_RANDOM);
 	R.slots[s].base = p;
 	__atomic_store_n(&R.nslots, s + 1, __ATOMIC_RELEASE); /* the writer reads it unlocked */
 	return 0;
 }
 
+/*
+ * Reserves the disk blocks of chunk i of slot s up to `want` bytes from its start, before
+ * anyone stores there.  Only the slot's owner calls it.  0, or -errno (-ENOSPC: a full disk).
+ */
+static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
+{
+	struct slot *sl = &R.slots[s];
+	uint32_t have = __atomic_load_n(&sl->alloc[i], __ATOMIC_RELAXED);
+	if (want > R.chunk_size)
+		want = R.chunk_size;
+	if (want <= have)
+		return 0;
+	int fd = lt_file_fd(&R.ring);
+	if (fd < 0)
+		return -EBADF;
+	int err = posix_fallocate(fd, chunk_offset(s, i) + have, (off_t)(want - have));
+	lt_file_done(&R.ring);
+	if (err)
+		return -err;
+	__atomic_store_n(&sl->alloc[i], (uint32_t)want, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A chunk's state; a chunk never started is FREE, and its page is not touched to say so
+ * (reading a hole of the file costs a page of cache). */
+static int chunk_state_at(unsigned s, unsigned i)
+{
+	if (!__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE))
+		return LT_CHUNK_FREE;
+	return chunk_state(chunk_at(s, i));
+}
+
+/* Whether the producer of slot s can move to chunk i: FREE, with its first piece reserved. */
+static int chunk_ready(unsigned s, unsigned i)
+{
+	return chunk_state_at(s, i) == LT_CHUNK_FREE && chunk_reserve(s, i, R.first_piece) == 0;
+}
+
+/* The producer's end in chunk i: as far as the blocks are reserved. */
+static uint64_t *chunk_end(unsigned s, unsigned i)
+{
+	return (uint64_t *)((char *)chunk_at(s, i) + R.slots[s].alloc[i]);
+}
+
+/* Starts chunk i (chunk_ready said yes). */
 static void chunk_start(struct lt_thread *t, unsigned i)
 {
 	struct lt_chunk_header *c = chunk_at((unsigned)t->slot, i);
@@ -286,7 +360,7 @@ static void chunk_start(struct lt_thread *t, unsigned i)
 	t->chunk = c;
 	t->data = (uint64_t *)(c + 1);
 	t->pos = t->data;
-	t->end = (uint64_t *)((char *)c + R.chunk_size);
+	t->end = chunk_end((unsigned)t->slot, i);
 }
 
 static unsigned reclaim_ended(void);
@@ -311,11 +385,16 @@ int lt_buffer_attach(struct lt_thread *t)
 		s = reclaim_ended();
 	if (s == R.nslots)
 		err = ring_grow();
-	errno = saved;
 	if (!err) {
 		__atomic_store_n(&R.slots[s].state, SLOT_OWNED, __ATOMIC_RELAXED);
 		R.slots[s].thread = t->index;
+		/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
+		if (!chunk_ready(s, R.slots[s].drain)) {
+			err = -ENOSPC;
+			__atomic_store_n(&R.slots[s].state, SLOT_FREE, __ATOMIC_RELEASE);
+		}
 	}
+	errno = saved;
 	lt_unlock(&R.slot_lock);
 	if (err) {
 		static int warned;
@@ -326,7 +405,6 @@ int lt_buffer_attach(struct lt_thread *t)
 		return err;
 	}
 	t->slot = (int)s;
-	/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
 	chunk_start(t, R.slots[s].drain);
 	return 0;
 }
@@ -348,7 +426,9 @@ void lt_buffer_detach(struct lt_thread *t)
 	t->slot = -1;
 	t->chunk = &t->dummy;
 	t->data = t->pos = t->end = t->sink;
-	lt_buf_writer_kick();
+	/* Its last chunk is safe in the ring: a writer already running copies it out now; none
+	 * is started for it (the exit, a new thread short of slots or the next kick will). */
+	lt_buf_writer_nudge();
 }
 
 /*
@@ -454,9 +534,9 @@ static int slot_drain(unsigned s)
 {
 	struct slot *sl = &R.slots[s];
 	for (unsigned n = 0; n < R.chunks; n++) {
-		struct lt_chunk_header *c = chunk_at(s, sl->drain);
-		if (chunk_state(c) != LT_CHUNK_SEALED)
+		if (chunk_state_at(s, sl->drain) != LT_CHUNK_SEALED)
 			break;
+		struct lt_chunk_header *c = chunk_at(s, sl->drain);
 		int err = chunk_write(c);
 		if (err) {
 			/* Said once per process: on a nearly full disk, writes of small
@@ -485,7 +565,7 @@ static int slot_reclaim(unsigned s)
 {
 	int err = slot_drain(s);
 	int ended = SLOT_ENDED;
-	if (!err && chunk_state(chunk_at(s, R.slots[s].drain)) == LT_CHUNK_FREE)
+	if (!err && chunk_state_at(s, R.slots[s].drain) == LT_CHUNK_FREE)
 		__atomic_compare_exchange_n(&R.slots[s].state, &ended, SLOT_FREE, 0,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	return __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE;
@@ -540,26 +620,33 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 		t->lost_noslot++;
 		return t->sink;
 	}
-	struct lt_chunk_header *cur = chunk_at((unsigned)t->slot, t->cur);
+	unsigned s = (unsigned)t->slot;
+	struct lt_chunk_header *cur = chunk_at(s, t->cur);
 	unsigned next = (t->cur + 1) % R.chunks;
-	struct lt_chunk_header *nc = chunk_at((unsigned)t->slot, next);
+	if (!t->dropping && R.slots[s].alloc[t->cur] < R.chunk_size &&
+	    chunk_reserve(s, t->cur, 2 * (uint64_t)R.slots[s].alloc[t->cur]) == 0) {
+		/* More of the same chunk (a full disk: the next chunk, as when it is full). */
+		t->end = chunk_end(s, t->cur);
+		return lt_reserve(t, words);
+	}
 	if (t->dropping) {
 		/* Count, and look for a free chunk now and then (one load). */
 		cur->lost++;
-		if ((cur->lost & 63) != 1 || chunk_state(nc) != LT_CHUNK_FREE)
+		if ((cur->lost & 63) != 1 || !chunk_ready(s, next))
 			return t->sink;
 		t->dropping = 0;
 		cur->lost--; /* this event will be recorded after all */
-	} else if (chunk_state(nc) != LT_CHUNK_FREE && flight()) {
-		flight_reuse(nc); /* SEALED: ours, and the oldest; ACTIVE is never the next */
-	} else if (chunk_state(nc) != LT_CHUNK_FREE) {
+	} else if (flight() && chunk_state_at(s, next) != LT_CHUNK_FREE) {
+		flight_reuse(chunk_at(s, next)); /* SEALED: ours, and the oldest; ACTIVE is never
+						  * the next */
+	} else if (!chunk_ready(s, next)) {
 		if (lt_cfg.overflow == LT_OVERFLOW_BLOCK) {
 			/* Copy our own sealed chunks out: slower, but nothing is lost. */
 			lt_lock(&R.io_lock);
-			slot_drain((unsigned)t->slot);
+			slot_drain(s);
 			lt_unlock(&R.io_lock);
 		}
-		if (chunk_state(nc) != LT_CHUNK_FREE) {
+		if (!chunk_ready(s, next)) {
 			t->dropping = 1;
 			cur->flags |=
 			    (uint32_t)(lt_cfg.overflow == LT_OVERFLOW_BLOCK ? LT_LOST_IO
@@ -587,7 +674,7 @@ void lt_buffer_settle(struct lt_thread *t)
 	slot_drain((unsigned)t->slot);
 	lt_unlock(&R.io_lock);
 	unsigned next = (t->cur + 1) % R.chunks;
-	if (chunk_state(chunk_at((unsigned)t->slot, next)) == LT_CHUNK_FREE) {
+	if (chunk_ready((unsigned)t->slot, next)) {
 		t->dropping = 0;
 		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
 		chunk_start(t, next);
@@ -624,7 +711,7 @@ void lt_buffer_flush_all(int snapshot_active)
 			continue;
 		for (unsigned i = 0; i < R.chunks; i++) {
 			struct lt_chunk_header *c = chunk_at(s, i);
-			if (chunk_state(c) == LT_CHUNK_ACTIVE &&
+			if (chunk_state_at(s, i) == LT_CHUNK_ACTIVE &&
 			    __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) > 0)
 				chunk_write(c);
 		}
@@ -632,19 +719,54 @@ void lt_buffer_flush_all(int snapshot_active)
 	lt_unlock(&R.io_lock);
 }
 
+/* Punches chunks [from, to) of the ring (as s * chunks + i), which are all in use no more. */
+static void trim_range(int fd, unsigned from, unsigned to)
+{
+	if (from >= to)
+		return;
+	off_t a = chunk_offset(from / R.chunks, from % R.chunks);
+	off_t b = chunk_offset((to - 1) / R.chunks, (to - 1) % R.chunks) + (off_t)R.chunk_size;
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, a, b - a) != 0)
+		return;
+	for (unsigned k = from; k < to; k++)
+		__atomic_store_n(&R.slots[k / R.chunks].alloc[k % R.chunks], 0, __ATOMIC_RELEASE);
+}
+
 void lt_buffer_trim(void)
 {
-	/* The FREE chunks' contents are in the events file: give their blocks back.  The
-	 * ACTIVE ones stay, since their threads may still write (a runtime's pool after exit). */
+	/*
+	 * The FREE chunks' contents are in the events file: give their blocks back, one call
+	 * per run of them.  The ACTIVE ones stay, since their threads may still write (a
+	 * runtime's pool after exit).  So do the chunks that never grew past their first page
+	 * (a short thread's): a punch costs as much for a page as for a megabyte (the extent's
+	 * journal entry, the mapping's page tables), and they are a page per slot at most.
+	 */
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return;
-	for (unsigned s = 0; s < n; s++)
-		for (unsigned i = 0; i < R.chunks; i++)
-			if (chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE)
-				fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					  chunk_offset(s, i), (off_t)R.chunk_size);
+	unsigned from = 0, to = 0; /* the run of chunks to punch */
+	for (unsigned s = 0; s < n; s++) {
+		for (unsigned i = 0; i < R.chunks; i++) {
+			unsigned k = s * R.chunks + i;
+			uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE);
+			if (alloc > R.first_piece && chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE) {
+				if (from == to)
+					from = k;
+				to = k + 1;
+				continue;
+			}
+			trim_range(fd, from, to);
+			from = to = 0;
+		}
+	}
+	trim_range(fd, from, to);
+	/* The size grown ahead of the slots: the file ends with the last slot again. */
+	lt_lock(&R.slot_lock);
+	n = R.nslots;
+	if (R.file_slots > n && ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + n * R.slot_size)) == 0)
+		R.file_slots = n;
+	lt_unlock(&R.slot_lock);
 	lt_file_done(&R.ring);
 }
 
@@ -666,7 +788,7 @@ static void flight_signal(int sig, siginfo_t *si, void *uc)
 			lt_unlock(&R.io_lock);
 		} else {
 			__atomic_store_n(&R.dump_pending, 1, __ATOMIC_RELEASE);
-			lt_buf_writer_wake();
+			lt_buf_writer_nudge();
 		}
 	}
 	errno = saved;

@@ -412,6 +412,7 @@ void lt_init(void)
 			strerror(-err));
 		goto out;
 	}
+	lt_meta_hold(1); /* up to the first thread's start */
 	write_meta(0, 0);
 	if (lt_buffer_open(proc_dir, 0))
 		goto out;
@@ -429,6 +430,7 @@ void lt_init(void)
 	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
 	lt_filter_init();
 	lt_modules_start(0);
+	lt_meta_hold(0);
 	lt_active = lt_recording_mask() | LT_ACTIVE_INIT;
 	state = LT_STATE_ON;
 	/* The thread that initialises is thread 0 (the main thread, nearly always). */
@@ -436,6 +438,7 @@ void lt_init(void)
 	lt_modules_started(0);
 	lt_info("tracing into %s", proc_dir);
 out:
+	lt_meta_hold(0);
 	if (state != LT_STATE_ON)
 		lt_active = 0;
 	lt_active |= LT_ACTIVE_INIT;
@@ -499,7 +502,9 @@ static void after_fork_child(void)
 	}
 	is_root = 0;
 	traced_pid = getpid();
+	lt_meta_hold(1);
 	write_meta(parent, parent_thread);
+	lt_meta_hold(0);
 	if (lt_buffer_open(proc_dir, 1)) {
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
 		lt_tls_guard--;

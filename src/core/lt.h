@@ -56,8 +56,6 @@ LT_HIDDEN void lt_buffer_trim(void);
 LT_HIDDEN void lt_writer_stop(void);
 /* Flight mode: catches LIBTRACE_FLIGHT_SIGNAL, if one is set (at init). */
 LT_HIDDEN void lt_buffer_flight_signal(void);
-/* Wakes the writer if it runs; async-signal-safe (starts nothing). */
-LT_HIDDEN void lt_buf_writer_wake(void);
 /* Stops the writer thread and waits until it is gone; the next sealed chunk starts it again
  * (and the modules' paused helpers with it).  0, or -1 when it did not end in time. */
 LT_HIDDEN int lt_writer_pause(void);
@@ -65,6 +63,8 @@ LT_HIDDEN int lt_writer_pause(void);
  * woken, started on first use (writer.c, for the producers). */
 LT_HIDDEN void lt_buf_drain_all(void);
 LT_HIDDEN void lt_buf_writer_kick(void);
+/* Wakes the writer if it runs; never starts one (async-signal-safe). */
+LT_HIDDEN void lt_buf_writer_nudge(void);
 /* Notes the CPUs the writer may run on (at the first open). */
 LT_HIDDEN void lt_buf_writer_init(void);
 /* In the child of fork: the parent's writer thread is not there. */
@@ -120,6 +120,8 @@ LT_HIDDEN void lt_thread_dropped_flush(void);
 /* meta.c */
 LT_HIDDEN int lt_meta_open(const char *dir);
 LT_HIDDEN void lt_meta_sync(void);
+/* 1: the calling thread's meta lines are gathered (at start); 0: written, and no more. */
+LT_HIDDEN void lt_meta_hold(int on);
 
 /*
  * module.c: the modules' hooks, each called on every registered module that has it, in

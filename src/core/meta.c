@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * meta.c - the process's meta file: one line per write(2), O_APPEND, so each line is whole
- * on disk the moment the call returns, whatever happens to the process afterwards.
+ * on disk the moment the call returns, whatever happens to the process afterwards.  Only
+ * the lines of the start (lt_meta_hold), which no record depends on before the start is
+ * over, are gathered and written together: a few writes instead of a hundred calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +17,13 @@
 #include "lt.h"
 
 static struct lt_file meta = {.fd = -1};
+/* The start's lines, while the thread that starts holds them (no other thread's). */
+static struct {
+	pthread_t holder;
+	int on;
+	size_t len;
+	char buf[16384];
+} hold;
 
 int lt_meta_open(const char *dir)
 {
@@ -21,8 +31,19 @@ int lt_meta_open(const char *dir)
 	return lt_file_create(&meta, dir, LT_META_FILE, O_WRONLY | O_APPEND);
 }
 
+static void meta_flush(void);
+
 static void meta_write(const char *buf, size_t len)
 {
+	if (hold.on && pthread_equal(hold.holder, pthread_self())) {
+		if (hold.len + len > sizeof(hold.buf))
+			meta_flush();
+		if (len <= sizeof(hold.buf)) {
+			memcpy(hold.buf + hold.len, buf, len);
+			hold.len += len;
+			return;
+		}
+	}
 	int saved = errno;
 	int fd = lt_file_fd(&meta);
 	if (fd >= 0) {
@@ -33,6 +54,31 @@ static void meta_write(const char *buf, size_t len)
 		lt_file_done(&meta);
 	}
 	errno = saved;
+}
+
+/* Writes the lines held so far, whole lines in one write. */
+static void meta_flush(void)
+{
+	size_t len = hold.len;
+	hold.len = 0;
+	hold.on = 0;
+	if (len)
+		meta_write(hold.buf, len);
+	hold.on = 1;
+}
+
+void lt_meta_hold(int on)
+{
+	if (on) {
+		hold.holder = pthread_self();
+		hold.len = 0;
+		hold.on = 1;
+		return;
+	}
+	if (!hold.on)
+		return;
+	meta_flush();
+	hold.on = 0;
 }
 
 void lt_meta_raw(const char *buf, size_t len)

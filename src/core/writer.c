@@ -122,7 +122,7 @@ void lt_buf_writer_kick(void)
 	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
 }
 
-void lt_buf_writer_wake(void)
+void lt_buf_writer_nudge(void)
 {
 	if (__atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE) != 1)
 		return;

@@ -5,12 +5,15 @@
  * A trace directory holds one sub-directory per traced process, "<host>.<pid>", with:
  *
  *   meta    text, one "key value" per line, first line "libtrace-meta <major>.<minor>".
- *           Written with O_APPEND, one write(2) per line, so every line that reached the
- *           kernel survives any death of the process.  Keys are listed below (LT_META_*).
+ *           Written with O_APPEND, whole lines per write(2) (the start's lines together at
+ *           its end, then one per line), so every line that reached the kernel survives any
+ *           death of the process.  Keys are listed below (LT_META_*).
  *   ring    the per-thread ring buffers themselves, a MAP_SHARED file: struct
  *           lt_ring_header padded to LT_FILE_HEADER_SIZE, then slots of `chunks` chunks of
  *           `chunk_size` bytes.  Each live thread owns one slot and writes records into its
  *           chunks in turn; a full chunk is sealed and the thread moves to the next one.
+ *           The file is sparse: chunks never written are holes (zeroes: state FREE), and
+ *           it may end with slots never used (its size grows ahead of the threads).
  *   events  the stream: struct lt_file_header padded to LT_FILE_HEADER_SIZE, then sealed
  *           chunks copied out of the ring by the writer thread, each as its lt_chunk_header
  *           (with `used` = the record bytes it holds) and its records: raw (`capacity` =

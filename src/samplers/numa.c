@@ -236,18 +236,44 @@ const struct smp_ops smp_memory = {"memory",	  LT_SAMPLE_MEMORY, memory_start,
 
 /* ---- cpu ---- */
 
-#define TASKS_MAX 1024 /* threads followed */
+#define TASKS_MAX  1024 /* threads followed */
+#define TASK_SLOTS 2048 /* their hash table: twice as many slots */
+#define READS_MAX  64	/* stat files read per sample: the rest at the next ones, in turn */
 /* The threads' stat files are opened, read and closed at each sample (about 5 us each
  * here): descriptors are the program's, and a tracer holding one per thread could push a
- * program over its limit. */
+ * program over its limit.  A sample reads READS_MAX of them at most, taking the threads in
+ * turn from where the last one stopped: with many threads alive, each thread's CPU is
+ * read every few periods, and the sampler's time per period stays bounded (1,000 threads
+ * read every period would keep it, and a core, busy). */
 
+/* The last CPU seen of each live thread, by tid and index; rebuilt at each sample from
+ * the previous table, so that the threads that ended are forgotten. */
 static struct task {
 	uint32_t tid, index;
 	int cpu; /* last seen, -1: not yet */
-	int seen;
-	struct smp_src stat; /* fd -1: opened for each read */
-} tasks[TASKS_MAX];
-static unsigned ntasks;
+	int used;
+} tasks[2][TASK_SLOTS];
+static int tasks_now;	 /* the table of the last sample */
+static size_t next_read; /* the position in the thread list where reading goes on */
+
+static struct task *task_find(struct task *tab, uint32_t tid, uint32_t index, int add)
+{
+	unsigned h = (tid * 2654435761u ^ index) & (TASK_SLOTS - 1);
+	while (tab[h].used && (tab[h].tid != tid || tab[h].index != index))
+		h = (h + 1) & (TASK_SLOTS - 1);
+	if (!tab[h].used) {
+		if (!add)
+			return NULL;
+		tab[h] = (struct task){tid, index, -1, 1};
+	}
+	return &tab[h];
+}
+
+static void cpu_stop(void)
+{
+	memset(tasks, 0, sizeof(tasks));
+	next_read = 0;
+}
 
 static int cpu_start(void)
 {
@@ -259,7 +285,7 @@ static int cpu_start(void)
 			path, strerror(errno));
 		return -1;
 	}
-	ntasks = 0;
+	cpu_stop();
 	return 0;
 }
 
@@ -279,54 +305,34 @@ static void cpu_sample(void)
 {
 	uint32_t idx[TASKS_MAX], tid[TASKS_MAX];
 	size_t n = lt_thread_list(idx, tid, TASKS_MAX);
-	for (unsigned i = 0; i < ntasks; i++)
-		tasks[i].seen = 0;
-	for (size_t k = 0; k < n; k++) {
+	struct task *old = tasks[tasks_now], *now = tasks[!tasks_now];
+	memset(now, 0, sizeof(tasks[0]));
+	size_t from = n ? next_read % n : 0;
+	unsigned reads = 0;
+	for (size_t j = 0; j < n; j++) {
+		size_t k = (from + j) % n;
 		if (idx[k] == smp_self_index())
 			continue;
-		struct task *tk = NULL;
-		for (unsigned i = 0; i < ntasks; i++)
-			if (tasks[i].tid == tid[k] && tasks[i].index == idx[k]) {
-				tk = &tasks[i];
-				break;
-			}
-		if (!tk && ntasks < TASKS_MAX) {
-			tk = &tasks[ntasks++];
-			*tk = (struct task){tid[k], idx[k], -1, 0, {.fd = -1}};
-			if (smp_path(tk->stat.path, sizeof(tk->stat.path),
-				     "/proc/self/task/%u/stat", tid[k])) {
-				ntasks--;
-				continue;
-			}
-		}
-		if (!tk)
+		struct task *was = task_find(old, tid[k], idx[k], 0);
+		struct task *tk = task_find(now, tid[k], idx[k], 1);
+		tk->cpu = was ? was->cpu : -1;
+		if (reads == READS_MAX)
 			continue;
-		tk->seen = 1;
-		char buf[1024];
+		reads++;
+		next_read = k + 1;
+		char path[400], buf[1024];
+		if (smp_path(path, sizeof(path), "/proc/self/task/%u/stat", tid[k]))
+			continue;
 		/* Stamped before the read: what the read sees held at that instant or later. */
 		uint64_t ts = lt_now();
-		ssize_t r = smp_read_file(tk->stat.path, buf, sizeof(buf));
+		ssize_t r = smp_read_file(path, buf, sizeof(buf));
 		int cpu = r > 0 ? stat_cpu(buf) : -1;
 		if (cpu >= 0 && cpu != tk->cpu) {
 			smp_emit_cpu(ts, tk->index, cpu); /* the converter drops repeats */
 			tk->cpu = cpu;
 		}
 	}
-	/* Forget the threads that ended. */
-	for (unsigned i = 0; i < ntasks;) {
-		if (tasks[i].seen) {
-			i++;
-			continue;
-		}
-		tasks[i] = tasks[--ntasks];
-	}
-}
-
-static void cpu_stop(void)
-{
-	for (unsigned i = 0; i < ntasks; i++)
-		smp_close(&tasks[i].stat);
-	ntasks = 0;
+	tasks_now = !tasks_now;
 }
 
 const struct smp_ops smp_cpu = {"cpu", LT_SAMPLE_CPU, cpu_start, cpu_sample, cpu_stop, cpu_stop};

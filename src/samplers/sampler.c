@@ -7,8 +7,12 @@
  *
  * The thread is created with the real pthread_create (the program's thread list does not
  * change), blocks every signal, never takes a lock the program could hold, and stops at
- * process end: its end_stop hook asks it to finish and waits a bounded time (100 ms), so
- * that exit is never blocked.  After fork the child starts a sampler of its own.
+ * process end.  Its state word says whether it is at work (BUSY: starting, sampling) or
+ * idle between two samples, or not begun yet (RUNNING); the end_stop hook takes an idle
+ * sampler over (TAKEN: the thread will touch nothing more, its end is written by the
+ * exiting thread, nobody waits for it to be scheduled) and waits for a busy one a bounded
+ * time (100 ms), so that exit is never blocked.  After fork the child starts a sampler of
+ * its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,8 +33,13 @@
 static const struct smp_ops *const all_ops[] = {&smp_rapl, &smp_thermal, &smp_memory, &smp_cpu};
 #define NOPS (sizeof(all_ops) / sizeof(all_ops[0]))
 
-/* IDLE -> RUNNING -> STOPPING -> DONE, and RUNNING -> PAUSING -> PAUSED -> RUNNING. */
-enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED };
+/*
+ * IDLE -> RUNNING <-> BUSY (only the thread moves between these two), then STOPPING -> DONE
+ * (asked while busy, or from a signal handler: the thread ends itself), RUNNING -> TAKEN
+ * (taken over while idle: the stopping thread ends it), and RUNNING or BUSY -> PAUSING ->
+ * PAUSED -> RUNNING.
+ */
+enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED, S_BUSY, S_TAKEN };
 
 #define SAMPLER_INDEX 0xfffffff0u /* the sampler thread's index (meta "sampler") */
 
@@ -265,11 +274,38 @@ void smp_off(const char *name, const char *fmt, ...)
 static void sampler_end(void);
 static void sampler_spawn(void);
 
+/* The thread's move from `from` to `to`; false when another thread changed the state. */
+static int sampler_move(uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(&S.state, &from, to, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+/* The thread was asked to stop, to pause, or was taken over: it does what is asked. */
+static void *sampler_leave(void)
+{
+	uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
+	if (st == S_STOPPING) {
+		sampler_end();
+		return NULL;
+	}
+	/* Taken over (then DONE once its end is written): its state is the stopping
+	 * thread's, which frees it. */
+	lt_self = NULL;
+	if (st == S_PAUSING) { /* the state stays in S.t for the next thread */
+		__atomic_store_n(&S.state, S_PAUSED, __ATOMIC_RELEASE);
+		lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+	}
+	return NULL;
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
 	lt_tls_guard = 1; /* nothing this thread does is traced */
 	lt_helper_thread = 1;
+	if (!sampler_move(S_RUNNING, S_BUSY))
+		return sampler_leave(); /* stopped or paused before it began */
 	struct lt_thread *t = S.t;
 	if (t) {
 		/* After a pause: the same thread of the trace, on a new thread of the OS. */
@@ -278,8 +314,7 @@ static void *sampler_main(void *arg)
 	} else {
 		t = lt_thread_register(S.index, LT_NO_THREAD, 0);
 		if (!t) {
-			__atomic_store_n(&S.state, S_DONE, __ATOMIC_RELEASE);
-			lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+			sampler_end();
 			return NULL;
 		}
 		t->guard = 1;
@@ -294,7 +329,7 @@ static void *sampler_main(void *arg)
 	uint64_t period = lt_setting("LIBTRACE_SAMPLE_PERIOD");
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (any && __atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_RUNNING) {
+	while (any) {
 		for (size_t i = 0; i < NOPS; i++)
 			if (S.on[i])
 				all_ops[i]->sample();
@@ -311,18 +346,19 @@ static void *sampler_main(void *arg)
 		    (int64_t)(next.tv_sec - now.tv_sec) * 1000000000 + (next.tv_nsec - now.tv_nsec);
 		if (wait <= 0) { /* late by a period or more: start the grid anew */
 			next = now;
+			if (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) != S_BUSY)
+				return sampler_leave(); /* asked to stop or pause meanwhile */
 			continue;
 		}
+		/* Idle from here: everything it recorded is published by this release. */
+		if (!sampler_move(S_BUSY, S_RUNNING))
+			return sampler_leave();
 		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
 		lt_futex(&S.state, FUTEX_WAIT, S_RUNNING, &ts);
+		if (!sampler_move(S_RUNNING, S_BUSY))
+			return sampler_leave();
 	}
-	if (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_PAUSING) {
-		lt_self = NULL; /* the state stays in S.t for the next thread */
-		__atomic_store_n(&S.state, S_PAUSED, __ATOMIC_RELEASE);
-		lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-		return NULL;
-	}
-	sampler_end();
+	sampler_end(); /* nothing to sample */
 	return NULL;
 }
 
@@ -401,10 +437,14 @@ static void sampler_spawn(void)
 
 static void sampler_pause(void)
 {
-	uint32_t expected = S_RUNNING;
-	if (!__atomic_compare_exchange_n(&S.state, &expected, S_PAUSING, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
+	for (;;) {
+		uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
+		if (st != S_RUNNING && st != S_BUSY)
+			return;
+		if (__atomic_compare_exchange_n(&S.state, &st, S_PAUSING, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+	}
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
 	lt_join_helper(S.th); /* a thread that did not end in time is left to end alone */
 }
@@ -417,18 +457,42 @@ static void sampler_resume(void)
 		sampler_spawn();
 }
 
+/* For a sampler thread that never began: each chosen sampler started and stopped at once,
+ * so that those that cannot run say why in the meta file, as they would have. */
+static void sampler_probe(void)
+{
+	for (size_t i = 0; i < NOPS; i++)
+		if ((samplers() & all_ops[i]->bit) && all_ops[i]->start() == 0 && all_ops[i]->stop)
+			all_ops[i]->stop();
+}
+
 static void sampler_stop(int wait)
 {
-	uint32_t expected = S_PAUSED;
-	if (__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE)) {
-		sampler_end(); /* no thread to ask: its end is written here */
-		return;
+	for (;;) {
+		uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
+		/* Paused, or idle (not begun, or between samples) and we may write here: no
+		 * thread to ask, its end is written here.  From a signal handler (!wait) an
+		 * idle sampler is asked like a busy one, and ends itself if it gets the time. */
+		uint32_t to = st == S_PAUSED			? S_STOPPING
+			      : st == S_RUNNING && wait		? S_TAKEN
+			      : st == S_RUNNING || st == S_BUSY ? S_STOPPING
+								: S_IDLE;
+		if (to == S_IDLE)
+			return;
+		if (!__atomic_compare_exchange_n(&S.state, &st, to, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		if (st == S_PAUSED || to == S_TAKEN) {
+			if (to == S_TAKEN) /* let a sleeping thread go */
+				lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
+			if (to == S_TAKEN && !S.t)
+				sampler_probe(); /* it never began: each sampler still says why not
+						  */
+			sampler_end();
+			return;
+		}
+		break;
 	}
-	expected = S_RUNNING;
-	if (!__atomic_compare_exchange_n(&S.state, &expected, S_STOPPING, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
 	if (!wait)
 		return;

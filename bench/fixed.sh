@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/fixed.sh - the tracer's fixed costs: a process that does nothing, a thread, the
+# launcher, measured side by side in one run.
+#
+#   [HOG=1] bench/fixed.sh [BUILD_DIR] [ROUNDS] [THREADS] [OTHER_BUILD]   (build, 21, 1000)
+#
+# Rounds of alternating pairs (untraced, then traced), medians over the rounds:
+#  - /bin/true untraced and with BUILD_DIR's libtrace.so preloaded: wall time of each, the
+#    extra ms, and the disk the trace directory keeps (du -sk, after the process ended);
+#  - bench_threads alive THREADS (all alive at once) and seq THREADS (create+join one after
+#    the other): the whole process's extra wall time, per thread;
+#  - trace-run -q -o DIR -- /bin/true next to LD_PRELOAD=libtrace.so /bin/true: what the
+#    launcher adds.
+# With OTHER_BUILD (another build's libtrace.so and trace-run, e.g. before a change), each
+# traced run is followed by the same run with it: a before/after comparison in one run.
+# With HOG=1, a busy loop per CPU runs in the background the whole time (a busy machine).
+# Traces go to TMPDIR: the disk that is measured (not a tmpfs).
+set -eu
+build=${1:-build}
+rounds=${2:-21}
+threads=${3:-1000}
+other=${4:-}
+hog=${HOG:-0}
+lib=$(cd "$build" && pwd)/libtrace.so
+tb=$build/bench/bench_threads
+run=$build/trace-run
+[ -f "$lib" ] && [ -x "$tb" ] && [ -x "$run" ] ||
+	{ echo "build the project with -DLIBTRACE_BENCH=ON first ($build)" >&2; exit 2; }
+olib='' orun=''
+if [ -n "$other" ]; then
+	olib=$(cd "$other" && pwd)/libtrace.so
+	orun=$other/trace-run
+	[ -f "$olib" ] && [ -x "$orun" ] || { echo "no libtrace.so and trace-run in $other" >&2; exit 2; }
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-fixed.XXXXXX")
+hogs=()
+cleanup() {
+	for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if [ "$hog" = 1 ]; then
+	for _ in $(seq "$(nproc)"); do
+		/usr/bin/python3 -c 'while True: pass' &
+		hogs+=($!)
+	done
+fi
+
+/usr/bin/python3 - "$tb" "$tmp" "$rounds" "$threads" "$hog" "$lib" "$run" "$olib" "$orun" <<'PY'
+import os, shutil, statistics, subprocess, sys, time
+tb, tmp, rounds, threads, hog, lib, run, olib, orun = sys.argv[1:]
+rounds, threads = int(rounds), int(threads)
+trace = os.path.join(tmp, "t")
+base = {k: v for k, v in os.environ.items()
+        if not k.startswith("LIBTRACE_") and k != "LD_PRELOAD"}
+builds = [("", lib, run)] + ([("other ", olib, orun)] if olib else [])
+
+retries = []
+def wall(cmd, env, tries=3):
+    """Seconds from spawn to reaped; the trace directory's disk in KiB, then removed.  A run
+    that fails (a signal from elsewhere on a shared machine) is run again, and said."""
+    t = time.perf_counter()
+    pid = os.posix_spawn(cmd[0], cmd, env, file_actions=[
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    _, status = os.waitpid(pid, 0)
+    dt = time.perf_counter() - t
+    if status != 0:
+        shutil.rmtree(trace, ignore_errors=True)
+        retries.append("%s (%s): wait status %d" % (" ".join(cmd), env.get("LD_PRELOAD", "untraced"), status))
+        if tries <= 1:
+            sys.exit(retries[-1])
+        return wall(cmd, env, tries - 1)
+    kib = 0
+    if os.path.isdir(trace):
+        kib = int(subprocess.run(["du", "-sk", trace], capture_output=True,
+                                 text=True).stdout.split()[0])
+        shutil.rmtree(trace)
+    return dt, kib
+
+true = shutil.which("true") or "/bin/true"
+res = {}
+def add(key, v):
+    res.setdefault(key, []).append(v)
+for _ in range(rounds):
+    add("true", wall([true], base)[0])
+    for o, l, r in builds:
+        traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT=trace, LIBTRACE_QUIET="1")
+        t, kib = wall([true], traced)
+        add(o + "true traced", t)
+        add(o + "disk", kib)
+        add(o + "preload", wall([true], traced)[0])
+        add(o + "trace-run", wall([r, "-q", "-o", trace, "--", true], base)[0])
+    for m in ("alive", "seq"):
+        add(m, wall([tb, m, str(threads)], base)[0])
+        for o, l, r in builds:
+            traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT=trace, LIBTRACE_QUIET="1")
+            add(o + m + " traced", wall([tb, m, str(threads)], traced)[0])
+
+med = {k: statistics.median(v) for k, v in res.items()}
+ms = lambda k: med[k] * 1e3
+print("bench/fixed.sh: %d rounds, medians, %s (%d CPUs)" % (
+    rounds, "a busy loop per CPU beside" if hog == "1" else "no load of its own", os.cpu_count()))
+for o, l, r in builds:
+    print("%s%s" % ("other build: " if o else "build: ", os.path.dirname(l)))
+    print("  /bin/true              untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
+        ms("true"), ms(o + "true traced"), ms(o + "true traced") - ms("true")))
+    print("  disk left per process  %d KiB (du -sk of the trace directory)" % med[o + "disk"])
+    for m, what in (("alive", "%d alive at once" % threads),
+                    ("seq", "%d one after another" % threads)):
+        print("  threads, %-22s untraced %7.1f ms   traced %7.1f ms   extra %6.3f ms per thread"
+              % (what, ms(m), ms(o + m + " traced"), (ms(o + m + " traced") - ms(m)) / threads))
+    print("  trace-run -q -- true   %7.2f ms   LD_PRELOAD %7.2f ms   launcher adds %6.2f ms" % (
+        ms(o + "trace-run"), ms(o + "preload"), ms(o + "trace-run") - ms(o + "preload")))
+for r in retries:
+    print("  run again: " + r)
+PY
