@@ -798,12 +798,5 @@ void lt_buffer_flight_signal(void)
 {
 	if (!flight() || !lt_cfg.flight_signal)
 		return;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = flight_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(lt_cfg.flight_signal, &sa, NULL) != 0)
-		lt_warn("cannot catch signal %d for LIBTRACE_FLIGHT_SIGNAL: %s",
-			lt_cfg.flight_signal, strerror(errno));
+	lt_catch_signal(lt_cfg.flight_signal, flight_signal, "LIBTRACE_FLIGHT_SIGNAL");
 }

@@ -198,16 +198,12 @@ void lt_filter_init(void)
 	if (F.paused)
 		lt_meta_line(LT_META_PAUSED " 1");
 	F.toggle_signal = (int)lt_setting("LIBTRACE_TOGGLE_SIGNAL");
-	if (F.toggle_signal) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = toggle_handler;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(F.toggle_signal, &sa, NULL) != 0)
-			lt_warn("cannot catch signal %d for LIBTRACE_TOGGLE_SIGNAL: %s",
-				F.toggle_signal, strerror(errno));
-	}
+	if (F.toggle_signal && lt_cfg.mode == LT_MODE_FLIGHT &&
+	    F.toggle_signal == lt_cfg.flight_signal)
+		lt_warn("LIBTRACE_TOGGLE_SIGNAL and LIBTRACE_FLIGHT_SIGNAL name the same signal: "
+			"it toggles recording only");
+	if (F.toggle_signal)
+		lt_catch_signal(F.toggle_signal, toggle_handler, "LIBTRACE_TOGGLE_SIGNAL");
 }
 
 void lt_filter_started(struct lt_thread *t)

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,6 +548,17 @@ void lt_before_exec(void)
 	lt_thread_dropped_flush();
 	lt_meta_sync();
 	lt_meta_line(LT_META_EXEC " %llu", (unsigned long long)lt_now());
+}
+
+void lt_catch_signal(int sig, void (*fn)(int, siginfo_t *, void *), const char *setting)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) != 0)
+		lt_warn("cannot catch signal %d for %s: %s", sig, setting, strerror(errno));
 }
 
 __attribute__((constructor)) static void lt_constructor(void)

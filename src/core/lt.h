@@ -7,6 +7,8 @@
 #ifndef LIBTRACE_LT_H
 #define LIBTRACE_LT_H
 
+#include <signal.h>
+
 #include "module.h"
 
 #define LT_CALLSITE_MAX 32 /* LIBTRACE_CALLSITE_DEPTH's upper bound */
@@ -106,6 +108,10 @@ LT_HIDDEN void lt_thread_map_after_fork_child(void);
 
 /* strings.c */
 LT_HIDDEN void lt_strings_after_fork_child(void);
+
+/* init.c: installs fn (SA_SIGINFO, SA_RESTART) for signal sig, which `setting` named; says so
+ * when it cannot. */
+LT_HIDDEN void lt_catch_signal(int sig, void (*fn)(int, siginfo_t *, void *), const char *setting);
 
 /* filter.c: selective recording (its hot half is in module.h). */
 LT_HIDDEN void lt_filter_init(void); /* after the settings and the clock */
