@@ -77,7 +77,7 @@ static size_t make_records(uint64_t *r, size_t max_words)
 				   : next() % 2 ? next()
 						: r[w + i - 1] + next() % 100;
 		if (next() % 3 == 0 && w >= 8 && (r[w - 8 + 1] >> 8 & 0xff) == n)
-			memcpy(r + w + 1, r + w - 8 + 1, (n - 1) * 8u); /* a repeated record */
+			memmove(r + w + 1, r + w - 8 + 1, (n - 1) * 8u); /* a repeated record */
 		w += n;
 	}
 	return w * 8;
