@@ -240,7 +240,7 @@ int rp_write_html(FILE *f, const struct rp_run *runs, size_t nruns);
 /* What the run's totals warn of (lost events, damage, cut processes, anomalies, regions left
  * open), one text each in out; severe[i]: the profile is short of what ran.  Returns how
  * many. */
-#define RP_WARNINGS_MAX 6
+#define RP_WARNINGS_MAX 7 /* one per warning rp_warnings can give: keep them equal */
 #define RP_WARNING_LEN	256
 size_t rp_warnings(const struct rp_run *r, char (*out)[RP_WARNING_LEN], int *severe);
 /* "12.345 ms": a duration in a readable unit (signed: "+1.200 ms"). */
