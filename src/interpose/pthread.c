@@ -31,40 +31,50 @@
 	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
 		LT_RESOLVE(name, version);                                                         \
-		before;                                                                            \
-		lt_finish(t);                                                                      \
-		int ret = real_##name args;                                                        \
-		if (lt_resume(t)) {                                                                \
-			after;                                                                     \
-			lt_finish(t);                                                              \
-		}                                                                                  \
-		return ret;                                                                        \
+		TRACED_CALL(name, args, before, after);                                            \
 	}                                                                                          \
-	static __attribute__((noinline)) int slow_##name(void *ra, LT_UNPAREN params)              \
-	{                                                                                          \
-		LT_RESOLVE(name, version);                                                         \
-		struct lt_thread *t = lt_begin_slow(LT_MOD_PTHREAD);                               \
-		if (t) {                                                                           \
-			t->cs_ra = (uint64_t)(uintptr_t)ra;                                        \
-			t->cs_fp = 0;                                                              \
-			return traced_##name(t, LT_UNPAREN args);                                  \
-		}                                                                                  \
-		return real_##name args;                                                           \
-	}                                                                                          \
-	LT_EXPORT int name params                                                                  \
-	{                                                                                          \
-		unsigned active = lt_active;                                                       \
-		if (likely(active & LT_MOD_PTHREAD)) {                                             \
-			struct lt_thread *t = lt_self;                                             \
-			if (likely(t && !t->guard)) {                                              \
-				lt_guard_take(t);                                                  \
-				LT_NOTE_CALLER(t);                                                 \
-				return traced_##name(t, LT_UNPAREN args);                          \
-			}                                                                          \
-		} else if (likely(active && real_##name)) {                                        \
-			return real_##name args; /* module off: one load, three branches */        \
-		}                                                                                  \
-		return slow_##name(__builtin_return_address(0), LT_UNPAREN args);                  \
+	WRAP_ENTRY(name, version, params, args)
+
+/* The recording half's body: `before`, the real call without the guard, `after`. */
+#define TRACED_CALL(name, args, before, after) \
+	do {                                   \
+		before;                        \
+		lt_finish(t);                  \
+		int ret = real_##name args;    \
+		if (lt_resume(t)) {            \
+			after;                 \
+			lt_finish(t);          \
+		}                              \
+		return ret;                    \
+	} while (0)
+
+/* The exported function and its slow half, around traced_##name. */
+#define WRAP_ENTRY(name, version, params, args)                                             \
+	static __attribute__((noinline)) int slow_##name(void *ra, LT_UNPAREN params)       \
+	{                                                                                   \
+		LT_RESOLVE(name, version);                                                  \
+		struct lt_thread *t = lt_begin_slow(LT_MOD_PTHREAD);                        \
+		if (t) {                                                                    \
+			t->cs_ra = (uint64_t)(uintptr_t)ra;                                 \
+			t->cs_fp = 0;                                                       \
+			return traced_##name(t, LT_UNPAREN args);                           \
+		}                                                                           \
+		return real_##name args;                                                    \
+	}                                                                                   \
+	LT_EXPORT int name params                                                           \
+	{                                                                                   \
+		unsigned active = lt_active;                                                \
+		if (likely(active & LT_MOD_PTHREAD)) {                                      \
+			struct lt_thread *t = lt_self;                                      \
+			if (likely(t && !t->guard)) {                                       \
+				lt_guard_take(t);                                           \
+				LT_NOTE_CALLER(t);                                          \
+				return traced_##name(t, LT_UNPAREN args);                   \
+			}                                                                   \
+		} else if (likely(active && real_##name)) {                                 \
+			return real_##name args; /* module off: one load, three branches */ \
+		}                                                                           \
+		return slow_##name(__builtin_return_address(0), LT_UNPAREN args);           \
 	}
 
 /* A call that may block, on one object: CALL_ENTER(obj) ... CALL_LEAVE(result), each
@@ -73,6 +83,43 @@
 	WRAP(name, version, params, args,                                              \
 	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_enter_cs(t, LT_FN_##name, obj)), \
 	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
+
+/*
+ * A lock that may block (mutex lock, rwlock read or write lock), whose try* function
+ * `try` is wrapped above it: the real try* first.  Taken at once, the lock did not block:
+ * one CALL record of the lock function, stamped at return as a try* that succeeded (two
+ * records a lock+unlock pair instead of three: CALL_ENTER and CALL_LEAVE for an
+ * uncontended lock were a third of the cost).  Any other answer than EBUSY (an error, a
+ * robust mutex's EOWNERDEAD) is the lock's own: the real lock would have given the same
+ * without blocking.  Busy: CALL_ENTER, the real lock, CALL_LEAVE, as any call that may
+ * block; so a trace shows exactly the acquisitions that waited.  With PAPI readings on the
+ * module's calls, always the latter: the readings belong to an enter and a leave.
+ */
+#define WRAP_LOCK(name, try, version, params, args, obj)                                           \
+	static __typeof__(&name) real_##name;                                                      \
+	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
+	{                                                                                          \
+		LT_RESOLVE(name, version);                                                         \
+		LT_RESOLVE(try, version);                                                          \
+		if (likely(!(lt_counter_modules & LT_MOD_PTHREAD))) {                              \
+			lt_finish(t);                                                              \
+			int ret = real_##try args;                                                 \
+			if (ret != EBUSY) {                                                        \
+				if (lt_resume(t)) {                                                \
+					lt_call_instant(t, LT_FN_##name, obj, ret);                \
+					lt_finish(t);                                              \
+				}                                                                  \
+				return ret;                                                        \
+			}                                                                          \
+			if (!lt_resume(t))                                                         \
+				return real_##name args;                                           \
+		}                                                                                  \
+		TRACED_CALL(                                                                       \
+		    name, args,                                                                    \
+		    (lt_counters(t, LT_MOD_PTHREAD), lt_call_enter_cs(t, LT_FN_##name, obj)),      \
+		    (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)));        \
+	}                                                                                          \
+	WRAP_ENTRY(name, version, params, args)
 
 /* A call that never blocks but may acquire (try*): one CALL record, stamped at return. */
 #define WRAP_TRY(name, version, params, args, obj) \
@@ -90,7 +137,7 @@
 	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
 
 WRAP_TRY(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
-WRAP_OBJ(pthread_mutex_lock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_LOCK(pthread_mutex_lock, pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
 WRAP_OBJ(pthread_mutex_timedlock, NULL,
 	 (pthread_mutex_t *restrict m, const struct timespec *restrict ts), (m, ts), m)
 WRAP_OBJ(pthread_mutex_clocklock, NULL,
@@ -98,12 +145,12 @@ WRAP_OBJ(pthread_mutex_clocklock, NULL,
 	 (m, clk, ts), m)
 WRAP_RELEASE(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
 
-WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_TRY(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_LOCK(pthread_rwlock_rdlock, pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedrdlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
-WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_TRY(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
+WRAP_LOCK(pthread_rwlock_wrlock, pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedwrlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_OBJ(pthread_rwlock_clockrdlock, NULL,

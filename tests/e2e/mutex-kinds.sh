@@ -3,7 +3,9 @@
 # pthread_mutex_lock under the tracer returns what it returns
 # untraced for every kind of mutex: EDEADLK on an error-checking relock, 0 on a recursive
 # one, EOWNERDEAD and ENOTRECOVERABLE on a robust mutex whose owner died, 0 after waiting
-# on a contended one.  Each lock is a CALL_ENTER ... CALL_LEAVE that carries the result.
+# on a contended one.  A lock taken at once (or answered at once: EOWNERDEAD,
+# ENOTRECOVERABLE) is one CALL record carrying the result; a lock that waited (contended,
+# or refused after the try: EDEADLK) is a CALL_ENTER ... CALL_LEAVE that carries it.
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$WORK/in"
 same_behaviour kinds "$TESTBIN/mutex_kinds"
@@ -11,9 +13,16 @@ grep -q '^errorcheck relock: Resource deadlock avoided$' "$WORK/traced.out" ||
 	fail "errorcheck relock: $(grep relock "$WORK/traced.out")"
 grep -q '^robust, owner died: Owner died$' "$WORK/traced.out" || fail "robust: $(cat "$WORK/traced.out")"
 "$DUMP" "$WORK/kinds.trace" >"$WORK/dump" || fail "trace-dump failed"
-grep -q 'CALL_LEAVE pthread_mutex_lock ret=0$' "$WORK/dump" || fail "no successful lock"
-grep -q "CALL_LEAVE pthread_mutex_lock ret=$(python3 -c 'import errno; print(errno.EDEADLK)')$" "$WORK/dump" ||
-	fail "the errorcheck relock is not recorded with EDEADLK"
-grep -q "CALL_LEAVE pthread_mutex_lock ret=$(python3 -c 'import errno; print(errno.EOWNERDEAD)')$" "$WORK/dump" ||
-	fail "the robust lock is not recorded with EOWNERDEAD"
+errno() { python3 -c "import errno; print(errno.$1)"; }
+has() { grep -Eq "$1" "$WORK/dump" || fail "$2"; }
+has ' CALL pthread_mutex_lock obj=0x[0-9a-f]* ret=0( |$)' "no lock taken at once as one CALL record"
+has ' CALL_LEAVE pthread_mutex_lock ret=0$' "the contended lock is not a CALL_ENTER ... CALL_LEAVE"
+has " CALL_LEAVE pthread_mutex_lock ret=$(errno EDEADLK)\$" "the errorcheck relock is not recorded with EDEADLK"
+has " CALL pthread_mutex_lock obj=0x[0-9a-f]* ret=$(errno EOWNERDEAD)( |$)" \
+	"the robust lock is not recorded with EOWNERDEAD"
+has " CALL pthread_mutex_lock obj=0x[0-9a-f]* ret=$(errno ENOTRECOVERABLE)( |$)" \
+	"the unrecoverable robust lock is not recorded with ENOTRECOVERABLE"
+# Exactly two waited: the contended lock and the errorcheck relock.
+n=$(grep -c ' CALL_ENTER pthread_mutex_lock ' "$WORK/dump")
+[ "$n" = 2 ] || fail "$n locks recorded as waiting, not 2 (the contended one, the relock)"
 echo ok
