@@ -142,7 +142,7 @@ enum lt_rec_type {
 	LT_REC_COUNTER = 12,	  /* arg: string id of the name; sub: LT_VALUE_*; p[0]: value */
 	LT_REC_LOST = 13,	  /* sub: enum lt_lost_cause; p[0]: events lost */
 	LT_REC_CALL = 14,	  /* a call that did not block, as one event (a release stamped
-				   * when made, a try or a lock taken at once at return):
+				   * when made, a try or a plain mutex lock taken at once at return):
 				   * sub: enum lt_fn; arg: result; p[0]: object */
 	/* OpenMP (1.1).  Parallel and task ids are unique in the process: the creating thread's
 	 * index << 40 | a count of that thread's. */

@@ -85,23 +85,29 @@
 	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
 
 /*
- * A lock that may block (mutex lock, rwlock read or write lock), whose try* function
- * `try` is wrapped above it: the real try* first.  Taken at once, the lock did not block:
- * one CALL record of the lock function, stamped at return as a try* that succeeded (two
- * records a lock+unlock pair instead of three: CALL_ENTER and CALL_LEAVE for an
- * uncontended lock were a third of the cost).  Any other answer than EBUSY (an error, a
- * robust mutex's EOWNERDEAD) is the lock's own: the real lock would have given the same
- * without blocking.  Busy: CALL_ENTER, the real lock, CALL_LEAVE, as any call that may
- * block; so a trace shows exactly the acquisitions that waited.  With PAPI readings on the
- * module's calls, always the latter: the readings belong to an enter and a leave.
+ * pthread_mutex_lock on a plain mutex (normal, recursive, error-checking or adaptive; not
+ * robust, priority-inheriting or -protecting, process-shared or marked for elision: glibc's
+ * kind word says) first calls the real trylock, which is exactly what glibc's lock does
+ * first for these kinds (one compare-and-exchange of the lock word; the owner check of a
+ * recursive or error-checking mutex).  Taken at once, the lock did not block: one CALL
+ * record, stamped at return as a successful try (an uncontended lock+unlock pair is two
+ * records instead of three).  Busy: CALL_ENTER, the real lock, CALL_LEAVE, as for any call that may block, so a
+ * trace shows exactly which acquisitions waited.  Any other mutex, and every lock while
+ * PAPI readings go with the module's calls (they belong to an enter and a leave), takes
+ * the real lock only.
  */
-#define WRAP_LOCK(name, try, version, params, args, obj)                                           \
+static int mutex_plain(const pthread_mutex_t *m)
+{
+	return (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & ~3) == 0;
+}
+
+#define WRAP_LOCK(name, try, plain, version, params, args, obj)                                    \
 	static __typeof__(&name) real_##name;                                                      \
 	static __attribute__((noinline)) int traced_##name(struct lt_thread *t, LT_UNPAREN params) \
 	{                                                                                          \
 		LT_RESOLVE(name, version);                                                         \
 		LT_RESOLVE(try, version);                                                          \
-		if (likely(!(lt_counter_modules & LT_MOD_PTHREAD))) {                              \
+		if (likely(!(lt_counter_modules & LT_MOD_PTHREAD) && plain)) {                     \
 			lt_finish(t);                                                              \
 			int ret = real_##try args;                                                 \
 			if (ret != EBUSY) {                                                        \
@@ -137,7 +143,8 @@
 	     (lt_counters(t, LT_MOD_PTHREAD), lt_call_leave(t, LT_FN_##name, ret)))
 
 WRAP_TRY(pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
-WRAP_LOCK(pthread_mutex_lock, pthread_mutex_trylock, NULL, (pthread_mutex_t * m), (m), m)
+WRAP_LOCK(pthread_mutex_lock, pthread_mutex_trylock, mutex_plain(m), NULL, (pthread_mutex_t * m),
+	  (m), m)
 WRAP_OBJ(pthread_mutex_timedlock, NULL,
 	 (pthread_mutex_t *restrict m, const struct timespec *restrict ts), (m, ts), m)
 WRAP_OBJ(pthread_mutex_clocklock, NULL,
@@ -145,12 +152,12 @@ WRAP_OBJ(pthread_mutex_clocklock, NULL,
 	 (m, clk, ts), m)
 WRAP_RELEASE(pthread_mutex_unlock, NULL, (pthread_mutex_t * m), (m), m)
 
+WRAP_OBJ(pthread_rwlock_rdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_TRY(pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_LOCK(pthread_rwlock_rdlock, pthread_rwlock_tryrdlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedrdlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
+WRAP_OBJ(pthread_rwlock_wrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_TRY(pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
-WRAP_LOCK(pthread_rwlock_wrlock, pthread_rwlock_trywrlock, NULL, (pthread_rwlock_t * l), (l), l)
 WRAP_OBJ(pthread_rwlock_timedwrlock, NULL,
 	 (pthread_rwlock_t *restrict l, const struct timespec *restrict ts), (l, ts), l)
 WRAP_OBJ(pthread_rwlock_clockrdlock, NULL,

@@ -299,11 +299,42 @@ static void *sampler_leave(void)
 	return NULL;
 }
 
+/*
+ * A new sampler's first tick is one period after it was started, and it sleeps idle until
+ * then: a process shorter than a period has no samples, and its exit takes the sleeping
+ * sampler over instead of waiting for a busy one (its sources opened, a first sample) to be
+ * scheduled, which takes milliseconds on a loaded machine.  Returns early when the state
+ * changes (asked to stop or pause).
+ */
+static void sampler_first_wait(uint64_t period)
+{
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)(period / 1000000000u);
+	end.tv_nsec += (long)(period % 1000000000u);
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_nsec -= 1000000000;
+		end.tv_sec++;
+	}
+	while (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_RUNNING) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left =
+		    (int64_t)(end.tv_sec - now.tv_sec) * 1000000000 + (end.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return;
+		struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+		lt_futex(&S.state, FUTEX_WAIT, S_RUNNING, &ts);
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
 	lt_tls_guard = 1; /* nothing this thread does is traced */
 	lt_helper_thread = 1;
+	uint64_t period = lt_setting("LIBTRACE_SAMPLE_PERIOD");
+	if (!S.t)
+		sampler_first_wait(period);
 	if (!sampler_move(S_RUNNING, S_BUSY))
 		return sampler_leave(); /* stopped or paused before it began */
 	struct lt_thread *t = S.t;
@@ -326,7 +357,6 @@ static void *sampler_main(void *arg)
 		}
 	}
 	int any = S.any;
-	uint64_t period = lt_setting("LIBTRACE_SAMPLE_PERIOD");
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (any) {
