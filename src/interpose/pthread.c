@@ -91,10 +91,10 @@
  * first for these kinds (one compare-and-exchange of the lock word; the owner check of a
  * recursive or error-checking mutex).  Taken at once, the lock did not block: one CALL
  * record, stamped at return as a successful try (an uncontended lock+unlock pair is two
- * records instead of three).  Busy: CALL_ENTER, the real lock, CALL_LEAVE, as for any call that may block, so a
- * trace shows exactly which acquisitions waited.  Any other mutex, and every lock while
- * PAPI readings go with the module's calls (they belong to an enter and a leave), takes
- * the real lock only.
+ * records instead of three).  Busy: CALL_ENTER, the real lock, CALL_LEAVE, as for any
+ * call that may block, so a trace shows exactly which acquisitions waited.  Any other
+ * mutex, and every lock while PAPI readings go with the module's calls (they belong to an
+ * enter and a leave), takes the real lock only.
  */
 static int mutex_plain(const pthread_mutex_t *m)
 {
