@@ -370,9 +370,6 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 	write_arguments();
 	if (lt_cfg.mode == LT_MODE_FLIGHT)
 		lt_meta_line(LT_META_MODE " flight %llu", (unsigned long long)lt_cfg.buffer_size);
-	lt_meta_line(LT_META_CLOCK " %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
-	lt_meta_line(LT_META_CLOCK_HZ " %.3f", lt_clock_hz());
-	lt_meta_sync();
 	for (size_t i = 0; lt_options[i].name; i++) {
 		lt_config_format(i, buf, sizeof(buf));
 		lt_meta_escaped(LT_META_CONFIG, buf);
@@ -380,6 +377,11 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 	if (parent_pid)
 		lt_meta_line(LT_META_PARENT " %d %u", (int)parent_pid, parent_thread);
 	lt_meta_maps();
+	/* Last: the work above is most of the clock calibration's window. */
+	lt_clock_calibrate();
+	lt_meta_line(LT_META_CLOCK " %s", lt_clock_kind == LT_CLOCK_TSC ? "tsc" : "monotonic");
+	lt_meta_line(LT_META_CLOCK_HZ " %.3f", lt_clock_hz());
+	lt_meta_sync();
 }
 
 static void after_fork_child(void);

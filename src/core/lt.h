@@ -45,6 +45,8 @@ extern LT_HIDDEN struct lt_config lt_cfg;
 extern LT_HIDDEN unsigned long (*lt_getauxval)(unsigned long);
 
 LT_HIDDEN void lt_clock_init(int requested);
+/* Ends the calibration lt_clock_init began (waits for what is left of its window). */
+LT_HIDDEN void lt_clock_calibrate(void);
 
 /* buffer.c, and writer.c for the writer thread */
 LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);
