@@ -308,21 +308,13 @@ static void *sampler_leave(void)
  */
 static void sampler_first_wait(uint64_t period)
 {
-	struct timespec end, now;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)(period / 1000000000u);
-	end.tv_nsec += (long)(period % 1000000000u);
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_nsec -= 1000000000;
-		end.tv_sec++;
-	}
+	uint64_t end = lt_clock_mono_ns() + period;
 	while (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) == S_RUNNING) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t left =
-		    (int64_t)(end.tv_sec - now.tv_sec) * 1000000000 + (end.tv_nsec - now.tv_nsec);
-		if (left <= 0)
+		uint64_t now = lt_clock_mono_ns();
+		if (now >= end)
 			return;
-		struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+		struct timespec ts = {(time_t)((end - now) / 1000000000u),
+				      (long)((end - now) % 1000000000u)};
 		lt_futex(&S.state, FUTEX_WAIT, S_RUNNING, &ts);
 	}
 }
