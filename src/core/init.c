@@ -578,8 +578,10 @@ void lt_process_end(const char *how)
 	/* From a signal handler that interrupted the tracer on this thread, copying could
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
-	if (!reentered)
+	if (!reentered) {
+		lt_meta_hold(1);	/* the end's lines in a few writes, up to "end" */
 		lt_modules_end_flush(); /* after _exit, whose atexit flushes did not run */
+	}
 	lt_tls_guard++;
 	lt_modules_end_stop(!reentered); /* their last records, then the flush below takes them */
 	if (!reentered) {
@@ -591,6 +593,8 @@ void lt_process_end(const char *how)
 	lt_meta_sync();
 	lt_meta_line(LT_META_WRITER_CPU " %llu", (unsigned long long)lt_writer_cpu_ns());
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);
+	if (!reentered)
+		lt_meta_hold(0);
 	struct stat st;
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
 	    st.st_dev == stderr_dev && st.st_ino == stderr_ino) {

@@ -2,8 +2,9 @@
 /*
  * meta.c - the process's meta file: one line per write(2), O_APPEND, so each line is whole
  * on disk the moment the call returns, whatever happens to the process afterwards.  Only
- * the lines of the start (lt_meta_hold), which no record depends on before the start is
- * over, are gathered and written together: a few writes instead of a hundred calls.
+ * the lines of the start and of the end (lt_meta_hold), which no record depends on before
+ * the start or the end is over, are gathered and written together: a few writes instead
+ * of a hundred calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -70,6 +71,8 @@ static void meta_flush(void)
 void lt_meta_hold(int on)
 {
 	if (on) {
+		if (hold.on)
+			return; /* held already (an end during the start): nothing is dropped */
 		hold.holder = pthread_self();
 		hold.len = 0;
 		hold.on = 1;
