@@ -479,15 +479,6 @@ static void sampler_resume(void)
 		sampler_spawn();
 }
 
-/* For a sampler thread that never began: each chosen sampler started and stopped at once,
- * so that those that cannot run say why in the meta file, as they would have. */
-static void sampler_probe(void)
-{
-	for (size_t i = 0; i < NOPS; i++)
-		if ((samplers() & all_ops[i]->bit) && all_ops[i]->start() == 0 && all_ops[i]->stop)
-			all_ops[i]->stop();
-}
-
 static void sampler_stop(int wait)
 {
 	for (;;) {
@@ -507,10 +498,7 @@ static void sampler_stop(int wait)
 		if (st == S_PAUSED || to == S_TAKEN) {
 			if (to == S_TAKEN) /* let a sleeping thread go */
 				lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-			if (to == S_TAKEN && !S.t)
-				sampler_probe(); /* it never began: each sampler still says why not
-						  */
-			sampler_end();
+			sampler_end(); /* one that never began has no sources to close */
 			return;
 		}
 		break;
