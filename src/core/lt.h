@@ -65,7 +65,7 @@ LT_HIDDEN void lt_buffer_flight_signal(void);
 LT_HIDDEN int lt_writer_pause(void);
 /* Between the two halves: the rings drained once (buffer.c, for the writer); the writer
  * woken, started on first use (writer.c, for the producers). */
-LT_HIDDEN void lt_buf_drain_all(void);
+LT_HIDDEN void lt_buf_drain_all(int writer); /* writer: 1 on the writer thread */
 LT_HIDDEN void lt_buf_writer_kick(void);
 /* Wakes the writer if it runs; never starts one (async-signal-safe). */
 LT_HIDDEN void lt_buf_writer_nudge(void);

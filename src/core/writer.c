@@ -75,7 +75,7 @@ static void *writer_main(void *arg)
 	uint64_t last_sync = lt_clock_mono_ns();
 	while (__atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE) == 1) {
 		uint32_t seen = __atomic_load_n(&W.wake, __ATOMIC_ACQUIRE);
-		lt_buf_drain_all();
+		lt_buf_drain_all(1);
 		lt_thread_counts_flush();
 		__atomic_store_n(&W.cpu_now, thread_cpu_ns(), __ATOMIC_RELAXED);
 		uint64_t now = lt_clock_mono_ns();
