@@ -18,10 +18,10 @@
 #include "lt.h"
 
 static struct lt_file meta = {.fd = -1};
-/* The start's lines, while the thread that starts holds them (no other thread's). */
+/* The lines of the start or of the end, while the thread that holds them (`owner`, 0 when
+ * none) gathers its own; every other thread's go out as they come. */
 static struct {
-	pthread_t holder;
-	int on;
+	pthread_t owner;
 	size_t len;
 	char buf[16384];
 } hold;
@@ -32,19 +32,8 @@ int lt_meta_open(const char *dir)
 	return lt_file_create(&meta, dir, LT_META_FILE, O_WRONLY | O_APPEND);
 }
 
-static void meta_flush(void);
-
-static void meta_write(const char *buf, size_t len)
+static void meta_put(const char *buf, size_t len)
 {
-	if (hold.on && pthread_equal(hold.holder, pthread_self())) {
-		if (hold.len + len > sizeof(hold.buf))
-			meta_flush();
-		if (len <= sizeof(hold.buf)) {
-			memcpy(hold.buf + hold.len, buf, len);
-			hold.len += len;
-			return;
-		}
-	}
 	int saved = errno;
 	int fd = lt_file_fd(&meta);
 	if (fd >= 0) {
@@ -57,31 +46,46 @@ static void meta_write(const char *buf, size_t len)
 	errno = saved;
 }
 
+static int holding(void)
+{
+	return pthread_equal(__atomic_load_n(&hold.owner, __ATOMIC_ACQUIRE), pthread_self());
+}
+
 /* Writes the lines held so far, whole lines in one write. */
 static void meta_flush(void)
 {
-	size_t len = hold.len;
+	if (hold.len)
+		meta_put(hold.buf, hold.len);
 	hold.len = 0;
-	hold.on = 0;
-	if (len)
-		meta_write(hold.buf, len);
-	hold.on = 1;
+}
+
+static void meta_write(const char *buf, size_t len)
+{
+	if (holding() && len <= sizeof(hold.buf)) {
+		if (hold.len + len > sizeof(hold.buf))
+			meta_flush();
+		memcpy(hold.buf + hold.len, buf, len);
+		hold.len += len;
+		return;
+	}
+	meta_put(buf, len);
 }
 
 void lt_meta_hold(int on)
 {
 	if (on) {
-		if (hold.on)
-			return; /* held already (an end during the start): nothing is dropped */
-		hold.holder = pthread_self();
-		hold.len = 0;
-		hold.on = 1;
+		/* Held already (an end during the start): that holder keeps it, nothing is
+		 * dropped. */
+		pthread_t none = 0;
+		if (__atomic_compare_exchange_n(&hold.owner, &none, pthread_self(), 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			hold.len = 0;
 		return;
 	}
-	if (!hold.on)
+	if (!holding())
 		return;
 	meta_flush();
-	hold.on = 0;
+	__atomic_store_n(&hold.owner, (pthread_t)0, __ATOMIC_RELEASE);
 }
 
 void lt_meta_raw(const char *buf, size_t len)
