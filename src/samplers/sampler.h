@@ -5,7 +5,7 @@
  * records into the sampler thread's own ring.
  *
  * Every path a sampler reads is under LIBTRACE_SYSFS_ROOT (smp_open), so tests can supply a
- * fake tree; the runtime's own reads (/proc/self/maps, cpuinfo) never move.  Sources are
+ * fake tree; the runtime's own read of /proc/self/maps never moves.  Sources are
  * kept open and read with pread; a descriptor the program closed or reused is noticed
  * (device and inode) and the file reopened by path.
  *
