@@ -13,6 +13,8 @@
 #             du --block-size=1), divided by PAIRS
 #   cpu       (CPU time of the whole process with PAIRS pairs - with 0) / PAIRS: user +
 #             system time of every thread, the writer's included (wait4's rusage)
+#   steady    (CPU time with 4 x PAIRS pairs - with PAIRS) / (3 x PAIRS): a pair past the
+#             first pass over the ring (its pages, the start, the exit are in "cpu")
 #   writer    the writer thread's CPU time (meta "writer_cpu") / PAIRS
 # and bench_mutex / bench_event give the cost in the program's thread alone (bursts that
 # fit the ring).  LTTng: a user-space session recording lttng_ust_pthread:*, its trace
@@ -102,6 +104,11 @@ def libtrace(name, so, mode):
     c = run([bp, mode, str(pairs)], dict(env, LIBTRACE_OUTPUT=d))
     out["disk"] = du(d) / pairs
     out["cpu"] = (c - c0) * 1e9 / pairs
+    # Past the first pass over the ring: what each further pair costs (4 x PAIRS).
+    d4 = d + "-4"
+    c4 = run([bp, mode, str(4 * pairs)], dict(env, LIBTRACE_OUTPUT=d4))
+    out["steady"] = (c4 - c) * 1e9 / (3 * pairs)
+    shutil.rmtree(d4, ignore_errors=True)
     writer = None
     for root, dirs, files in os.walk(d):
         if "meta" in files:
@@ -195,10 +202,12 @@ print("| per pair | " + " | ".join(cols) + " |")
 print("|---|" + "---|" * len(cols))
 rows = [("lock+unlock: bytes on disk", "lock", "disk", "B"),
         ("lock+unlock: CPU, whole process", "lock", "cpu", "ns"),
+        ("lock+unlock: CPU, whole process, past PAIRS (4 x PAIRS)", "lock", "steady", "ns"),
         ("lock+unlock: CPU, writer (LTTng: daemons)", "lock", "writer", "ns"),
         ("lock+unlock: program's thread (bursts)", "lock", "thread", "ns"),
         ("region enter+leave: bytes on disk", "region", "disk", "B"),
         ("region enter+leave: CPU, whole process", "region", "cpu", "ns"),
+        ("region enter+leave: CPU, whole process, past PAIRS", "region", "steady", "ns"),
         ("region enter+leave: CPU, writer", "region", "writer", "ns"),
         ("region enter+leave: program's thread (bursts)", "region", "thread", "ns")]
 for label, mode, k, unit in rows:
