@@ -238,14 +238,36 @@ if "$CONVERT" --help | grep -q '^  otf2 ' && command -v otf2-print >/dev/null &&
 	for name in short api start-paused exclude; do
 		converted "$WORK/$name" "$WORK/$name.otf2"
 	done
+	# A pause and a resume are Score-P's MeasurementOnOff too (Vampir's measurement gap),
+	# in time order on the thread that made them.
+	/usr/bin/python3 - "$WORK/api.otf2/traces.otf2" "$WORK/start-paused.otf2/traces.otf2" <<'PY' ||
+import sys, otf2
+def onoff(path):
+    seen = []
+    with otf2.reader.open(path) as tr:
+        for loc, ev in tr.events:
+            if isinstance(ev, otf2.events.MeasurementOnOff):
+                seen.append((loc.name, str(ev.measurement_mode).split(".")[-1]))
+    return seen
+api, start = onoff(sys.argv[1]), onoff(sys.argv[2])
+assert [m for _, m in api] == ["OFF", "ON"], "api: %s" % api
+assert len({l for l, _ in api}) == 1, "api: not one location: %s" % api
+assert [m for _, m in start] == ["ON"], "start-paused: %s" % start
+print("MeasurementOnOff: api %s, start-paused %s" % (api, start))
+PY
+		fail "no MeasurementOnOff for the pause and the resume"
 else
 	echo "OTF2 checks not run: no OTF2 converter, otf2-print or python3-otf2"
 fi
-for name in short signal; do
+for name in short signal api; do
 	"$CONVERT" -q --format=paraver "$WORK/$name" -o "$WORK/$name" || fail "paraver $name: $?"
 	/usr/bin/python3 "$SRC/tests/e2e/check_prv.py" "$WORK/$name.prv" >"$WORK/prv.log" 2>&1 || {
 		tail "$WORK/prv.log" >&2
 		fail "check_prv $name.prv"
 	}
 done
+# In Paraver a pause is Extrae's state 14, Tracing Disabled, from the pause to the resume.
+n=$(grep -c '^1:[0-9]*:[0-9]*:[0-9]*:[0-9]*:[0-9]*:[0-9]*:14$' "$WORK/api.prv")
+[ "$n" = 1 ] || fail "api.prv: $n intervals in state Tracing Disabled, not 1"
+grep -q '^14 *Tracing Disabled' "$WORK/api.pcf" || fail "api.pcf names no state 14"
 echo "selective recording: ok"

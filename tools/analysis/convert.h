@@ -307,6 +307,10 @@ struct cv_ops {
 	void (*metric)(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t metric, uint64_t raw);
 	/* kind: CV_MARK_* ; text: what the marker says */
 	void (*marker)(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const char *text);
+	/* Recording paused (on 0) or resumed (on 1) by the thread of l (ltr_trace_pause,
+	 * LIBTRACE_TOGGLE_SIGNAL), right after the marker that says so; NULL: the marker
+	 * alone. */
+	void (*measurement)(struct cv *cv, struct cv_loc *l, uint64_t t, int on);
 	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t,
 			      const struct rd_process *p);
 	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);

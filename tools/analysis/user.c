@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
+#include <string.h>
+
 #include "internal.h"
 
 /* REGION_ENTER, REGION_LEAVE, MARKER, COUNTER. */
@@ -44,6 +46,10 @@ void cv_user_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint6
 	case LT_REC_MARKER: {
 		const char *text = rd_string(ps->p, r->arg);
 		CV_EMIT(cv, marker, l, ns, CV_MARK_USER, text ? text : "(undefined string)");
+		if (text && !strcmp(text, LT_PAUSE_TEXT))
+			CV_EMIT(cv, measurement, l, ns, 0);
+		else if (text && !strcmp(text, LT_RESUME_TEXT))
+			CV_EMIT(cv, measurement, l, ns, 1);
 		break;
 	}
 	case LT_REC_COUNTER: {

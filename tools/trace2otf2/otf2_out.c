@@ -642,6 +642,15 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 	otf2_check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
 }
 
+/* What Vampir shows as a measurement gap: Score-P writes the same around its recording off. */
+static void measurement(struct cv *cv, struct cv_loc *l, uint64_t t, int on)
+{
+	otf2_check(cv,
+		   OTF2_EvtWriter_MeasurementOnOff(l->out, NULL, t,
+						   on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF),
+		   "MeasurementOnOff");
+}
+
 /* How grave each kind of marker is (its category is cv_mark_category's). */
 static const OTF2_MarkerSeverity marker_severity[CV_MARK_KINDS] = {
     [CV_MARK_USER] = OTF2_SEVERITY_NONE,
@@ -955,6 +964,7 @@ static const struct cv_ops otf2_ops = {
     .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,
+    .measurement = measurement,
     .program_begin = program_begin,
     .program_end = program_end,
     .mpi_p2p = mpi_p2p,

@@ -29,6 +29,7 @@ enum {
 	ST_IMMEDIATE_SEND = 10,
 	ST_IMMEDIATE_RECV = 11,
 	ST_GROUP_COMM = 13,
+	ST_TRACING_DISABLED = 14,
 	ST_OTHERS = 15,
 	ST_SEND_RECV = 16,
 	ST_MEMORY_TRANSFER = 17,
@@ -144,6 +145,7 @@ struct ploc {
 	struct frame *stack;
 	uint32_t depth, cap;
 	uint8_t base;	    /* the state outside every region */
+	uint8_t paused;	    /* recording paused (ltr_trace_pause): Tracing Disabled */
 	uint8_t cur;	    /* the state written since `since` */
 	uint64_t since;	    /* when cur began */
 	uint32_t since_cpu; /* the CPU then */

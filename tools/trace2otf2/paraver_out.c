@@ -111,6 +111,8 @@ static struct ploc *ploc(struct cv *cv, struct cv_loc *l)
 
 static uint8_t current_state(const struct ploc *p)
 {
+	if (p->paused)
+		return ST_TRACING_DISABLED;
 	for (uint32_t i = p->depth; i-- > 0;)
 		if (p->stack[i].state != ST_INHERIT)
 			return p->stack[i].state;
@@ -1046,6 +1048,17 @@ static void marker(struct cv *cv, struct cv_loc *l, uint64_t t, int kind, const 
 	event(o, loc_index(cv, l), t, TY_MARKER + (uint32_t)kind, (uint64_t)sid + 1);
 }
 
+/* A pause of the recording is Extrae's state Tracing Disabled, until the resume. */
+static void measurement(struct cv *cv, struct cv_loc *l, uint64_t t, int on)
+{
+	struct ploc *p = ploc(cv, l);
+	if (!p || p->ended)
+		return;
+	t = mark(p, t);
+	p->paused = !on;
+	prv_restate(cv->out, loc_index(cv, l), p, t);
+}
+
 static void program_begin(struct cv *cv, struct cv_loc *l, uint64_t t, const struct rd_process *pr)
 {
 	(void)pr;
@@ -1365,6 +1378,7 @@ static const struct cv_ops prv_ops = {
     .enter_attrs = enter_attrs,
     .metric = metric,
     .marker = marker,
+    .measurement = measurement,
     .program_begin = program_begin,
     .program_end = program_end,
     .mpi_p2p = mpi_p2p,
