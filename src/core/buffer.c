@@ -489,17 +489,26 @@ void lt_buffer_detach(struct lt_thread *t)
 	lt_buf_writer_nudge();
 }
 
+static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *start);
+
 /*
  * Copies one chunk's header and committed records to the events file, packed (pack.h)
  * when that is shorter.  io_lock held.
  */
 static int chunk_write(struct lt_chunk_header *c)
 {
+	return chunk_write_upto(c, __atomic_load_n(&c->used, __ATOMIC_ACQUIRE), NULL);
+}
+
+/* chunk_write of the chunk's first `used` bytes of records; *start: where in the events
+ * file the copy begins (when start is not NULL). */
+static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *start)
+{
 	int fd = lt_file_fd(&R.events);
 	if (fd < 0)
 		return -EBADF;
 	struct lt_chunk_header h = *c;
-	h.used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+	h.used = used;
 	if (h.used > R.chunk_size - sizeof(h))
 		h.used = R.chunk_size - sizeof(h);
 	h.lost = __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
@@ -524,6 +533,8 @@ static int chunk_write(struct lt_chunk_header *c)
 	/* A write cut short (a full disk) would leave part of a chunk that a later, smaller
 	 * write lands after: give the file back its length, the chunk stays in the ring. */
 	off_t end = lseek(fd, 0, SEEK_END);
+	if (start)
+		*start = end;
 	int err = write_all(fd, iov, 3);
 	if (err && end >= 0 && ftruncate(fd, end) != 0)
 		lt_debug("cannot cut %s back after a failed write: %s", R.events.path,
@@ -537,6 +548,38 @@ static int chunk_write(struct lt_chunk_header *c)
  * takes the copy back when the chunk changed under it.  io_lock held.  No allocation, no
  * stdio: it runs in the signal handler too.
  */
+/*
+ * With LIBTRACE_MIN_DURATION a producer takes a short call or region back (lt_short_pop: its
+ * cursor and `used` go back over the enter, up to 16 nested ones) and may write new records
+ * over it while its chunk is being copied.  tail_keep reads `used` and keeps the last
+ * SNAP_TAIL bytes before it; after the copy, tail_same tells whether `used` is no lower and
+ * those bytes are unchanged, as a sequence lock would: else the copy may be torn.  Without
+ * a minimum duration nothing is ever taken back and neither does anything.  io_lock held.
+ */
+#define SNAP_TAIL 8192u /* bytes: 16 enters taken back at once, with their readings */
+static uint8_t tail[SNAP_TAIL];
+static size_t tail_len;
+
+static uint64_t tail_keep(const struct lt_chunk_header *c)
+{
+	uint64_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+	if (used > R.chunk_size - sizeof(*c))
+		used = R.chunk_size - sizeof(*c);
+	tail_len = used < SNAP_TAIL ? (size_t)used : SNAP_TAIL;
+	if (lt_min_ticks)
+		memcpy(tail, (const uint8_t *)(c + 1) + used - tail_len, tail_len);
+	return used;
+}
+
+static int tail_same(const struct lt_chunk_header *c, uint64_t used)
+{
+	if (!lt_min_ticks)
+		return 1;
+	full_barrier(); /* the copy's reads before these */
+	return __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) >= used &&
+	       !memcmp(tail, (const uint8_t *)(c + 1) + used - tail_len, tail_len);
+}
+
 static void flight_write(struct lt_chunk_header *c)
 {
 	uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
@@ -550,15 +593,16 @@ static void flight_write(struct lt_chunk_header *c)
 		return;
 	off_t end = lseek(fd, 0, SEEK_END);
 	lt_file_done(&R.events);
-	if (end < 0 || chunk_write(c) != 0)
+	uint64_t used = tail_keep(c);
+	if (end < 0 || chunk_write_upto(c, used, NULL) != 0)
 		return;
 	full_barrier();
 	st = chunk_state(c);
 	if ((st == LT_CHUNK_SEALED || st == LT_CHUNK_ACTIVE) &&
 	    __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq &&
-	    __atomic_load_n(&c->thread, __ATOMIC_RELAXED) == thread)
+	    __atomic_load_n(&c->thread, __ATOMIC_RELAXED) == thread && tail_same(c, used))
 		return;
-	/* Reused while it was copied: the copy may mix two chunks. */
+	/* Reused or taken back from while it was copied: the copy may mix two chunks. */
 	fd = lt_file_fd(&R.events);
 	if (fd >= 0) {
 		if (ftruncate(fd, end) != 0)
@@ -753,6 +797,29 @@ uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
 	return p;
 }
 
+/*
+ * Copies a chunk its producer may still be filling (the exit's copy of the live threads'
+ * chunks), checked with tail_keep and tail_same: a copy that may be torn is cut off the
+ * events file and made again, and after three tries the ring alone keeps the chunk.
+ * io_lock held.
+ */
+static void chunk_snapshot(struct lt_chunk_header *c)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		uint64_t used = tail_keep(c);
+		off_t start;
+		if (!used || chunk_write_upto(c, used, &start) != 0 || tail_same(c, used))
+			return;
+		int fd = lt_file_fd(&R.events);
+		if (fd < 0)
+			return;
+		int cut = ftruncate(fd, start);
+		lt_file_done(&R.events);
+		if (cut != 0)
+			return;
+	}
+}
+
 void lt_buffer_flush_all(int snapshot_active)
 {
 	if (flight()) {
@@ -770,12 +837,9 @@ void lt_buffer_flush_all(int snapshot_active)
 	for (unsigned s = 0; s < n; s++) {
 		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) != SLOT_OWNED)
 			continue;
-		for (unsigned i = 0; i < R.chunks; i++) {
-			struct lt_chunk_header *c = chunk_at(s, i);
-			if (chunk_state_at(s, i) == LT_CHUNK_ACTIVE &&
-			    __atomic_load_n(&c->used, __ATOMIC_ACQUIRE) > 0)
-				chunk_write(c);
-		}
+		for (unsigned i = 0; i < R.chunks; i++)
+			if (chunk_state_at(s, i) == LT_CHUNK_ACTIVE)
+				chunk_snapshot(chunk_at(s, i));
 	}
 	lt_unlock(&R.io_lock);
 }

@@ -11,6 +11,7 @@
 #   ones go (but for the odd one a busy machine stretched), the calls that do not block go;
 # - ltr_trace_pause/resume, LIBTRACE_TOGGLE_SIGNAL and LIBTRACE_START_PAUSED: what happens
 #   while paused leaves no record, the rest is whole, a marker tells each pause and resume;
+# - the exit's copy of chunks whose threads take short regions back meanwhile is whole;
 # - the traces convert (otf2-print -Werror, check_otf2.py, the strict Paraver parser) and
 #   trace-report shows each thread's counts.
 . "$(dirname "$0")/lib.sh"
@@ -173,6 +174,22 @@ ARG=signal run signal LIBTRACE_TOGGLE_SIGNAL=SIGUSR2
 check "$WORK/signal" signal
 ARG=api run start-paused LIBTRACE_START_PAUSED=1
 check "$WORK/start-paused" start-paused
+
+# The exit copies the chunks of threads still at work; with a minimum duration they keep
+# taking short regions back meanwhile.  Such a copy is checked and made again when torn
+# (before, about one exit in a hundred left records out of time order): every trace of 20
+# exits is whole.
+for i in $(seq 20); do
+	rm -rf "$WORK/storm"
+	LIBTRACE_MIN_DURATION=1ms LD_PRELOAD="$LIB" LIBTRACE_OUTPUT="$WORK/storm" LIBTRACE_QUIET=1 \
+		"$PROG" exit-storm || fail "exit-storm: exit status $?"
+	/usr/bin/python3 "$SRC/tests/e2e/check_trace.py" --dump "$DUMP" "$WORK/storm" \
+		>"$WORK/storm.log" 2>&1 || {
+		tail -3 "$WORK/storm.log" >&2
+		fail "exit-storm $i: the exit's copy of a chunk taken back meanwhile is torn"
+	}
+done
+echo "exit-storm: 20 exits beside threads taking short regions back, every trace whole"
 
 # Kokkos kernels by name (kokkos_app 1000 6: 6 "axpy" and 6 "dot" kernels), where Debian's
 # Kokkos was there to build it.

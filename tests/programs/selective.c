@@ -7,6 +7,9 @@
  *
  *   selective [api|signal]   api: pause with ltr_trace_pause/resume; signal: raise the
  *                            toggle signal (SIGUSR2) instead; no argument: neither
+ *   selective exit-storm     threads nesting short regions without end while the main
+ *                            thread exits: the exit copies chunks that their producers
+ *                            keep taking records back from (LIBTRACE_MIN_DURATION)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -51,9 +54,30 @@ static void *holder(void *arg)
 	return NULL;
 }
 
+static void *storm(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		ltr_region_begin("storm_outer");
+		for (int i = 0; i < 3; i++) {
+			ltr_region_begin("storm_inner");
+			ltr_region_end("storm_inner");
+		}
+		ltr_region_end("storm_outer");
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *pause_how = argc > 1 ? argv[1] : "";
+	if (!strcmp(pause_how, "exit-storm")) {
+		pthread_t st[2];
+		for (int i = 0; i < 2; i++)
+			pthread_create(&st[i], NULL, storm, NULL);
+		sleep_ms(20);
+		return 0; /* exit with both threads still at work */
+	}
 	pthread_barrier_init(&ready, NULL, 2);
 	pthread_barrier_init(&held, NULL, 2);
 	pthread_t th;
