@@ -284,6 +284,8 @@ void cv_thread_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 		if (t->index == 0 && parent == LT_NO_THREAD && !t->program) {
 			CV_EMIT(cv, program_begin, l, ns, ps->p);
 			t->program = 1;
+			if (ps->p->started_paused) /* LIBTRACE_START_PAUSED: off until a resume */
+				CV_EMIT(cv, measurement, l, ns, 0);
 		}
 		int pushed = -1;
 		if (start && cv_omp_pool_start(ps->p, start)) {

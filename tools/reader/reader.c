@@ -485,6 +485,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 		} else if (!strcmp(line, LT_META_GPU_CLOCK)) {
 			unescape(val);
 			snprintf(p->gpu_clock, sizeof(p->gpu_clock), "%s", val);
+		} else if (!strcmp(line, LT_META_PAUSED)) {
+			p->started_paused = atoi(val) != 0;
 		} else if (!strcmp(line, LT_META_WRITER_CPU)) {
 			p->writer_cpu_ns = (int64_t)(strtoull(val, NULL, 10) & INT64_MAX);
 		} else if (!strcmp(line, LT_META_END) || !strcmp(line, LT_META_EXEC)) {

@@ -128,6 +128,7 @@ struct rd_process {
 	unsigned flight_copies; /* threads with chunks of an earlier copy before a gap */
 	int major, minor;	/* the meta file's format version */
 	int64_t writer_cpu_ns;	/* "writer_cpu": the writer's CPU time (-1: not said) */
+	int started_paused;	/* "paused 1": started with recording paused */
 	int errors;		/* damage reported while reading */
 	int truncated;		/* files found cut short (a killed process, a full disk) */
 };
