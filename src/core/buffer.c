@@ -544,11 +544,6 @@ static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *sta
 }
 
 /*
- * Flight mode: copies a chunk its producer may be reusing meanwhile (flight_reuse), and
- * takes the copy back when the chunk changed under it.  io_lock held.  No allocation, no
- * stdio: it runs in the signal handler too.
- */
-/*
  * With LIBTRACE_MIN_DURATION a producer takes a short call or region back (lt_short_pop: its
  * cursor and `used` go back over the enter, up to 16 nested ones) and may write new records
  * over it while its chunk is being copied.  tail_keep reads `used` and keeps the last
@@ -580,6 +575,11 @@ static int tail_same(const struct lt_chunk_header *c, uint64_t used)
 	       !memcmp(tail, (const uint8_t *)(c + 1) + used - tail_len, tail_len);
 }
 
+/*
+ * Flight mode: copies a chunk its producer may be reusing meanwhile (flight_reuse), and
+ * takes the copy back when the chunk changed under it.  io_lock held.  No allocation, no
+ * stdio: it runs in the signal handler too.
+ */
 static void flight_write(struct lt_chunk_header *c)
 {
 	uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);

@@ -39,13 +39,6 @@ double lt_clock_hz(void)
 }
 
 #if defined(__x86_64__)
-static uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /*
  * True when the TSC is invariant: CPUID leaf 0x80000007, EDX bit 8, the bit from which Linux
  * sets both constant_tsc and nonstop_tsc (Intel and AMD alike).  One instruction, where
@@ -63,25 +56,12 @@ static int tsc_is_invariant(void)
 /*
  * The calibration's window opens in lt_clock_init and closes in lt_clock_calibrate, after
  * the trace's directory and meta file were made: that work is most of the window, and only
- * what is left of CAL_NS is spent waiting.  Each end is a (ticks, nanoseconds) pair read the
- * closest together of three tries (rdtsc on both sides of the clock read), so that 0.25 ms
- * gives the frequency within about 0.02%.
+ * what is left of CAL_NS is spent waiting.  Each end is a pair of lt_clock_pair (rdtsc on
+ * both sides of the clock read, the closest of five tries), so that 0.25 ms gives the
+ * frequency within about 0.02%.
  */
 #define CAL_NS 250000u
 static uint64_t cal_ticks, cal_ns;
-
-static void clock_pair(uint64_t *ticks, uint64_t *ns)
-{
-	uint64_t best = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = rdtsc(), m = lt_clock_mono_ns(), t1 = rdtsc();
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			*ticks = t0 + (t1 - t0) / 2;
-			*ns = m;
-		}
-	}
-}
 #endif
 
 void lt_clock_init(int requested)
@@ -97,8 +77,8 @@ void lt_clock_init(int requested)
 			lt_warn("clock: the TSC is not invariant here; using CLOCK_MONOTONIC");
 		return;
 	}
-	clock_pair(&cal_ticks, &cal_ns);
 	lt_clock_kind = LT_CLOCK_TSC; /* lt_clock_calibrate gives its frequency */
+	lt_clock_pair(&cal_ticks, &cal_ns);
 #else
 	(void)requested;
 #endif
@@ -111,7 +91,7 @@ void lt_clock_calibrate(void)
 		return; /* CLOCK_MONOTONIC, or calibrated already (a fork child) */
 	uint64_t ticks, ns;
 	do
-		clock_pair(&ticks, &ns);
+		lt_clock_pair(&ticks, &ns);
 	while (ns - cal_ns < CAL_NS);
 	double hz =
 	    ticks > cal_ticks ? (double)(ticks - cal_ticks) * 1e9 / (double)(ns - cal_ns) : 0;
@@ -123,4 +103,20 @@ void lt_clock_calibrate(void)
 	}
 	clock_hz = hz;
 #endif
+}
+
+/* Of 5 tries, the pair whose ticks bracket the CLOCK_MONOTONIC reading most tightly (a try
+ * the thread was preempted in would move every time stamp of the process by up to the
+ * preemption): *ticks the middle of the bracket. */
+void lt_clock_pair(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = lt_now(), m = lt_clock_mono_ns(), t1 = lt_now();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*ticks = t0 + (t1 - t0) / 2;
+			*ns = m;
+		}
+	}
 }

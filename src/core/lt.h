@@ -47,6 +47,8 @@ extern LT_HIDDEN unsigned long (*lt_getauxval)(unsigned long);
 LT_HIDDEN void lt_clock_init(int requested);
 /* Ends the calibration lt_clock_init began (waits for what is left of its window). */
 LT_HIDDEN void lt_clock_calibrate(void);
+/* A (ticks, CLOCK_MONOTONIC ns) pair read as close together as five tries allow. */
+LT_HIDDEN void lt_clock_pair(uint64_t *ticks, uint64_t *ns);
 
 /* buffer.c, and writer.c for the writer thread */
 LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);

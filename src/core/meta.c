@@ -184,22 +184,12 @@ void lt_meta_maps(void)
 	close(fd);
 }
 
-/* A pair of readings (ticks, CLOCK_MONOTONIC) read together: of 5 tries, the one whose
- * ticks bracket the other clock most tightly (a try the thread was preempted in would
- * move every time stamp of the process by up to the preemption). */
+/* A pair of readings (ticks, CLOCK_MONOTONIC) read together (lt_clock_pair), and the
+ * wall clock. */
 void lt_meta_sync(void)
 {
-	uint64_t best = UINT64_MAX, mid = 0, mono = 0;
-	for (int i = 0; i < 5; i++) {
-		uint64_t t0 = lt_now();
-		uint64_t m = lt_clock_mono_ns();
-		uint64_t t1 = lt_now();
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			mid = t0 + (t1 - t0) / 2;
-			mono = m;
-		}
-	}
+	uint64_t mid = 0, mono = 0;
+	lt_clock_pair(&mid, &mono);
 	uint64_t real = lt_clock_real_ns();
 	lt_meta_line(LT_META_SYNC " %llu %llu %llu", (unsigned long long)mid,
 		     (unsigned long long)mono, (unsigned long long)real);
