@@ -11,17 +11,18 @@
  * the disk blocks under a chunk are reserved (fallocate) before the producer stores into
  * them, a piece at a time: a page when the chunk is first started, then doubling up to
  * the whole chunk each time the producer reaches the end of what is reserved (the slot's
- * `alloc`).  A store into a page without blocks would kill the program with SIGBUS on a
- * full disk; a reservation that fails instead is a chunk the producer cannot move to, which
- * is counted as lost like a ring full of chunks that cannot be written out.  A thread that
- * records little therefore costs a few pages of disk, not a slot.  A slot's mapping and
- * its base pointer never change until a fork child drops them, so chunk addresses never
- * move; the base is stored before the release store of `nslots` that the writer reads
- * unlocked.  A slot belongs to one live thread; a thread for which no slot can be mapped
- * records nothing and counts what it loses (LT_LOST_NORING), with a warning.
+ * `alloc`); the writer reserves ahead of a busy producer (reserve_ahead).  A store into a
+ * page without blocks would kill the program with SIGBUS on a full disk; a reservation that
+ * fails instead is a chunk the producer cannot move to, which is counted as lost like a ring
+ * full of chunks that cannot be written out.  A thread that records little therefore costs
+ * a few pages of disk, not a slot.  A slot's mapping and its base pointer never change until
+ * a fork child drops them, so chunk addresses never move; the base is stored before the
+ * release store of `nslots` that the writer reads unlocked.  A slot belongs to one live
+ * thread; a thread for which no slot can be mapped records nothing and counts what it loses
+ * (LT_LOST_NORING), with a warning.
  * The producer is the only writer of its ACTIVE chunk: it appends records and release-stores
- * the chunk's `used` after each one (lt_commit, a plain store on x86-64).  No lock, no
- * atomic read-modify-write and no syscall on the hot path.
+ * the chunk's `used` after each one (lt_commit, a plain store on x86-64).  No lock, no atomic
+ * read-modify-write and no syscall on the hot path.
  *
  * When a chunk is full the producer seals it (state SEALED, release) and moves to the next
  * chunk of its slot, which must be FREE.  The writer thread copies SEALED chunks, per slot in
@@ -83,8 +84,9 @@ struct slot {
 	uint32_t thread;
 	unsigned drain; /* next chunk to copy out; io_lock */
 	char *base;	/* the slot's mapping; set once, before nslots counts the slot */
-	/* Bytes reserved on disk from each chunk's start: written by the slot's owner before it
-	 * stores there (release), and reset by lt_buffer_trim; 0: never started, all FREE. */
+	/* Bytes reserved on disk from each chunk's start: raised (release, never lowered while
+	 * running) by the slot's owner before it stores there or by the writer ahead of it
+	 * (reserve_ahead), and reset by lt_buffer_trim; 0: never started, all FREE. */
 	uint32_t alloc[RING_CHUNKS];
 };
 
@@ -98,6 +100,7 @@ static struct {
 	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed;		   /* the last write to events failed; io_lock */
+	int trimmed;		   /* lt_buffer_trim has run: nothing is reserved ahead; io_lock */
 	int io_warned;		   /* a failed write was reported; io_lock */
 	int dump_pending;	   /* flight: a signal asked for a copy while io_lock was taken */
 	uint8_t *pack_buf;	   /* a chunk's packed form (chunk_size bytes); io_lock */
@@ -353,7 +356,9 @@ static int ring_grow(void)
 
 /*
  * Reserves the disk blocks of chunk i of slot s up to `want` bytes from its start, before
- * anyone stores there.  Only the slot's owner calls it.  0, or -errno (-ENOSPC: a full disk).
+ * anyone stores there.  The slot's owner calls it, and the writer ahead of it: both may
+ * reserve the same range at once (fallocate and the populate are idempotent), and `alloc`
+ * only grows.  0, or -errno (-ENOSPC: a full disk).
  */
 static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
 {
@@ -374,7 +379,9 @@ static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
 	 * producer's stores then take no fault each, 10 ns a lock+unlock pair over a first pass
 	 * of the ring here. */
 	madvise((char *)chunk_at(s, i) + have, want - have, MADV_POPULATE_WRITE);
-	__atomic_store_n(&sl->alloc[i], (uint32_t)want, __ATOMIC_RELEASE);
+	while (have < want && !__atomic_compare_exchange_n(&sl->alloc[i], &have, (uint32_t)want, 0,
+							   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 	return 0;
 }
 
@@ -396,7 +403,8 @@ static int chunk_ready(unsigned s, unsigned i)
 /* The producer's end in chunk i: as far as the blocks are reserved. */
 static uint64_t *chunk_end(unsigned s, unsigned i)
 {
-	return (uint64_t *)((char *)chunk_at(s, i) + R.slots[s].alloc[i]);
+	return (uint64_t *)((char *)chunk_at(s, i) +
+			    __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE));
 }
 
 /* Starts chunk i (chunk_ready said yes). */
@@ -676,7 +684,35 @@ static int slot_reclaim(unsigned s, int evict)
 	return __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE;
 }
 
-/* One pass over every slot; frees the slots of ended threads once drained. */
+/*
+ * The writer reserves the disk blocks a busy producer is about to need, so that its thread
+ * seldom waits on the file system itself (a fallocate took 30 ms on a loaded disk here):
+ * the rest of the chunk being filled once it is past half of what is reserved, doubling in
+ * a thread's first chunk and all of it later, and the whole next chunk once the thread is
+ * past its first half chunk.  A thread that records little reserves its own pages, a piece
+ * at a time, as before.  Where the writer is late the producer reserves for itself.
+ * io_lock held (after lt_buffer_trim nothing is reserved again).
+ */
+static void reserve_ahead(unsigned s)
+{
+	struct slot *sl = &R.slots[s];
+	unsigned a = sl->drain; /* after a drain: the producer's chunk, if it has one */
+	if (R.trimmed || __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_OWNED ||
+	    chunk_state_at(s, a) != LT_CHUNK_ACTIVE)
+		return;
+	struct lt_chunk_header *c = chunk_at(s, a);
+	uint64_t reached = sizeof(*c) + __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+	uint32_t have = __atomic_load_n(&sl->alloc[a], __ATOMIC_ACQUIRE);
+	int busy = __atomic_load_n(&c->seq, __ATOMIC_RELAXED) > 0 || 2 * reached >= R.chunk_size;
+	if (have < R.chunk_size && 2 * reached >= have)
+		chunk_reserve(s, a, busy ? R.chunk_size : 2 * (uint64_t)have);
+	unsigned next = (a + 1) % R.chunks;
+	if (busy && chunk_state_at(s, next) == LT_CHUNK_FREE)
+		chunk_reserve(s, next, R.chunk_size);
+}
+
+/* One pass over every slot; frees the slots of ended threads once drained, and the writer
+ * reserves ahead of the busy ones. */
 void lt_buf_drain_all(int writer)
 {
 	if (flight()) {
@@ -693,7 +729,8 @@ void lt_buf_drain_all(int writer)
 		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			continue;
 		lt_lock(&R.io_lock);
-		slot_reclaim(s, writer);
+		if (!slot_reclaim(s, writer) && writer)
+			reserve_ahead(s);
 		lt_unlock(&R.io_lock);
 	}
 }
@@ -728,9 +765,12 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 	unsigned s = (unsigned)t->slot;
 	struct lt_chunk_header *cur = chunk_at(s, t->cur);
 	unsigned next = (t->cur + 1) % R.chunks;
-	if (!t->dropping && R.slots[s].alloc[t->cur] < R.chunk_size &&
-	    chunk_reserve(s, t->cur, 2 * (uint64_t)R.slots[s].alloc[t->cur]) == 0) {
-		/* More of the same chunk (a full disk: the next chunk, as when it is full). */
+	uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[t->cur], __ATOMIC_ACQUIRE);
+	if (!t->dropping &&
+	    (chunk_end(s, t->cur) > t->end ||
+	     (alloc < R.chunk_size && chunk_reserve(s, t->cur, 2 * (uint64_t)alloc) == 0))) {
+		/* More of the same chunk, reserved by the writer ahead of us or now (a full
+		 * disk: the next chunk, as when it is full). */
 		t->end = chunk_end(s, t->cur);
 		return lt_reserve(t, words);
 	}
@@ -866,6 +906,9 @@ void lt_buffer_trim(void)
 	 * (a short thread's): a punch costs as much for a page as for a megabyte (the extent's
 	 * journal entry, the mapping's page tables), and they are a page per slot at most.
 	 */
+	lt_lock(&R.io_lock);
+	R.trimmed = 1; /* the writer reserves nothing ahead from now on */
+	lt_unlock(&R.io_lock);
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
