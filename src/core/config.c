@@ -617,10 +617,12 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 
 const char *lt_foreign_env(const char *name)
 {
-	static const char *const known[] = {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY",
-					    /* the MPI rank as launchers tell it, before MPI_Init */
-					    "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-					    "SLURM_PROCID", NULL};
+	static const char *const known[] = {
+	    "KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY",
+	    /* the MPI rank as launchers tell it, before MPI_Init */
+	    "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+	    /* what the loader preloaded: the MPI companion's check */
+	    "LD_PRELOAD", NULL};
 	for (int i = 0; known[i]; i++) {
 		if (strcmp(name, known[i]))
 			continue;

@@ -401,6 +401,7 @@ void lt_init(void)
 	lt_config_load(NULL);
 	if (!lt_cfg.modules)
 		goto out;
+	lt_modules_preflight();
 	lt_clock_init(lt_cfg.clock);
 	int dfd = make_trace_dir();
 	if (dfd < 0)

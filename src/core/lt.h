@@ -137,6 +137,7 @@ LT_HIDDEN void lt_meta_hold(int on);
  * module.c: the modules' hooks, each called on every registered module that has it, in
  * order (struct lt_module in module.h says when).
  */
+LT_HIDDEN void lt_modules_preflight(void);
 LT_HIDDEN void lt_modules_constructor(void);
 LT_HIDDEN void lt_modules_meta(void);
 LT_HIDDEN void lt_modules_start(int forked);

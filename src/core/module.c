@@ -65,6 +65,16 @@ static size_t modules(const struct lt_module *const **list)
 				list_[i_]->h(__VA_ARGS__); \
 	} while (0)
 
+/* The preflight hooks of the modules LIBTRACE_MODULES has on (and of those without a bit). */
+void lt_modules_preflight(void)
+{
+	const struct lt_module *const *list;
+	size_t n = modules(&list);
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->preflight && (!list[i]->bit || (lt_cfg.modules & list[i]->bit)))
+			list[i]->preflight();
+}
+
 void lt_modules_constructor(void)
 {
 	EACH(constructor);

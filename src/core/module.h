@@ -572,6 +572,10 @@ struct lt_module {
 	const char *name;
 	unsigned bit; /* its LIBTRACE_MODULES bit, 0 when it has none */
 	int order;    /* hooks run in increasing order (ties: link order) */
+	/* Before tracing makes anything in a process (init, after the settings; only when
+	 * LIBTRACE_MODULES has the module on): a module may start the program again here
+	 * (exec), before any of it has run. */
+	void (*preflight)(void);
 	/* The library constructor, after init. */
 	void (*constructor)(void);
 	/* Lines of the module's own in the meta file's header (init and fork child). */

@@ -8,11 +8,18 @@
  * thread) is not the program's, nor are the threads it starts meanwhile (pthread.c).  No
  * allocation, no lock.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libtrace/mpi_abi.h"
-#include <stdlib.h>
 
 #include "../core/module.h"
 #include "../common/modules.h"
@@ -130,18 +137,173 @@ LT_EXPORT void ltr_mpi_clock(int64_t local_ns, int64_t offset_ns, int64_t rtt_ns
 		     (long long)rtt_ns);
 }
 
-/* The rank as the launcher tells it, before MPI_Init (meta header). */
-static void mpi_meta(void)
+/* The rank as the launcher tells it, before MPI_Init; -1 when none does. */
+static int launcher_rank(void)
 {
 	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
 						"SLURM_PROCID"};
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
 		const char *r = lt_foreign_env(rank_vars[i]);
-		if (r && *r >= '0' && *r <= '9') {
-			lt_meta_line(LT_META_MPI_RANK " %d", atoi(r));
-			break;
-		}
+		if (r && *r >= '0' && *r <= '9')
+			return atoi(r);
 	}
+	return -1;
 }
 
-LT_MODULE(mpi) = {.name = "mpi", .bit = LT_MOD_MPI, .order = 50, .meta = mpi_meta};
+/* The meta header's rank. */
+static void mpi_meta(void)
+{
+	int rank = launcher_rank();
+	if (rank >= 0)
+		lt_meta_line(LT_META_MPI_RANK " %d", rank);
+}
+
+/*
+ * The companion library.  libtrace.so knows no MPI, but a program linked with one (itself or
+ * through another library) needs the companion built for that MPI's ABI preloaded beside
+ * libtrace.so: libmpi.so.40 is Open MPI's, libmpich.so.12 MPICH's.  When the loaded objects
+ * include one of them and no companion, the program is started again at once, before any of
+ * it has run and before tracing makes anything (same pid, arguments and environment), with
+ * libtrace-mpi-<abi>.so from libtrace.so's directory added to LD_PRELOAD right after
+ * libtrace.so.  A companion that LD_PRELOAD names already but that is not loaded failed to
+ * load: no second try; then, and where it was not built, rank 0 warns that the MPI calls are
+ * not traced.  A program that loads its MPI later (dlopen) is not seen here.
+ */
+
+struct loaded {
+	const char *abi; /* the MPI's, when its library is loaded */
+	int companion;
+};
+
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct loaded *l = arg;
+	const char *base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	if (!strcmp(base, "libmpi.so.40"))
+		l->abi = "openmpi";
+	else if (!strcmp(base, "libmpich.so.12"))
+		l->abi = "mpich";
+	else if (!strncmp(base, "libtrace-mpi-", 13))
+		l->companion = 1;
+	return 0;
+}
+
+/* The whole of /proc/self/cmdline, NUL-separated (malloc'd), and its length. */
+static char *read_cmdline(size_t *len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+	while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)r;
+		if (n == cap) {
+			char *more = realloc(buf, cap *= 2);
+			if (!more)
+				free(buf);
+			buf = more;
+		}
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* Whether the colon- or space-separated list `list` names `path`. */
+static int listed(const char *list, const char *path)
+{
+	size_t len = strlen(path);
+	for (const char *p = list ? list : ""; *p;) {
+		size_t n = strcspn(p, ": ");
+		if (n == len && !strncmp(p, path, n))
+			return 1;
+		p += n + (p[n] != '\0');
+	}
+	return 0;
+}
+
+/* Starts the program again with `companion` preloaded after `self` (libtrace.so); returns
+ * only when it could not. */
+static void start_again(const char *self, const char *companion)
+{
+	size_t len = 0;
+	char *cmd = read_cmdline(&len);
+	if (!cmd || !len) {
+		free(cmd);
+		return;
+	}
+	size_t argc = 0, envc = 0;
+	for (size_t i = 0; i < len; i++)
+		argc += cmd[i] == '\0';
+	for (char **e = environ; *e; e++)
+		envc++;
+	char **argv = calloc(argc + 2, sizeof(*argv));
+	char **envp = calloc(envc + 2, sizeof(*envp));
+	const char *old = lt_foreign_env("LD_PRELOAD");
+	size_t plen = (old ? strlen(old) : 0) + strlen(companion) + 32;
+	char *preload = malloc(plen);
+	if (!argv || !envp || !preload)
+		goto out;
+	for (size_t i = 0, a = 0; i < len && a < argc; i += strlen(cmd + i) + 1)
+		argv[a++] = cmd + i;
+	/* LD_PRELOAD with the companion right after libtrace.so's entry (at the end when no
+	 * entry is its path: its directory came from another spelling). */
+	int put = 0;
+	size_t at = (size_t)snprintf(preload, plen, "LD_PRELOAD=");
+	for (const char *p = old ? old : ""; *p;) {
+		size_t n = strcspn(p, ": ");
+		if (n) {
+			at += (size_t)snprintf(preload + at, plen - at, "%s%.*s",
+					       at > 11 ? ":" : "", (int)n, p);
+			if (!put && n == strlen(self) && !strncmp(p, self, n)) {
+				at += (size_t)snprintf(preload + at, plen - at, ":%s", companion);
+				put = 1;
+			}
+		}
+		p += n + (p[n] != '\0');
+	}
+	if (!put)
+		snprintf(preload + at, plen - at, "%s%s", at > 11 ? ":" : "", companion);
+	size_t k = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11))
+			envp[k++] = *e;
+	envp[k++] = preload;
+	execve("/proc/self/exe", argv, envp);
+	lt_warn("cannot start the program again with %s preloaded: %s", companion, strerror(errno));
+out:
+	free(argv);
+	free(envp);
+	free(preload);
+	free(cmd);
+}
+
+static void mpi_preflight(void)
+{
+	struct loaded l = {NULL, 0};
+	dl_iterate_phdr(find_loaded, &l);
+	if (!l.abi || l.companion)
+		return;
+	Dl_info self;
+	char companion[4096];
+	if (!dladdr((void *)mpi_preflight, &self) || !self.dli_fname ||
+	    !strchr(self.dli_fname, '/'))
+		return;
+	snprintf(companion, sizeof(companion), "%.*s/libtrace-mpi-%s.so",
+		 (int)(strrchr(self.dli_fname, '/') - self.dli_fname), self.dli_fname, l.abi);
+	int built = access(companion, R_OK) == 0;
+	if (built && !listed(lt_foreign_env("LD_PRELOAD"), companion))
+		start_again(self.dli_fname, companion);
+	if (launcher_rank() <= 0)
+		lt_warn("this program uses %s but %s %s: its MPI calls are not traced",
+			!strcmp(l.abi, "mpich") ? "MPICH" : "Open MPI", companion,
+			built ? "could not be preloaded"
+			      : "is missing (it is built where the MPI's development files are)");
+}
+
+LT_MODULE(mpi) = {
+    .name = "mpi", .bit = LT_MOD_MPI, .order = 50, .preflight = mpi_preflight, .meta = mpi_meta};

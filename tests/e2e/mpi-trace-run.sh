@@ -6,6 +6,8 @@
 # default one, named after the job), whose MPI records equal the program's own counts
 # (check_mpi.py); rank 0 alone says where the trace went, and alone converts it with
 # --convert; without the companion library, one warning and a trace without MPI records.
+# LD_PRELOAD=libtrace.so alone gets the companion too: libtrace.so starts each rank again
+# with it (same pid: one directory per rank).
 . "$(dirname "$0")/lib.sh"
 run=$BUILD/trace-run
 prog=$SRC/tests/programs/mpi_patterns.c
@@ -38,6 +40,24 @@ for abi in openmpi mpich; do
 	[ "$(grep -c '^trace-run: trace in ' "$WORK/err")" = 1 ] ||
 		fail "$abi: the summary is not printed once: $(cat "$WORK/err")"
 	grep -q "^trace-run: trace in $T\$" "$WORK/err" || fail "$abi: no location line"
+
+	# libtrace.so alone: every rank is started again with the companion, nothing said.
+	T=$WORK/$abi.alone
+	if [ $abi = openmpi ]; then
+		env=(-x "LD_PRELOAD=$LIB" -x "LIBTRACE_OUTPUT=$T" -x LIBTRACE_QUIET=1)
+	else
+		env=(-env LD_PRELOAD "$LIB" -env LIBTRACE_OUTPUT "$T" -env LIBTRACE_QUIET 1)
+	fi
+	timeout -s KILL 120 "${launch[@]}" "${env[@]}" "$app" >"$WORK/out" 2>"$WORK/err" ||
+		fail "$abi: LD_PRELOAD=libtrace.so alone failed: $(cat "$WORK/err")"
+	[ -s "$WORK/err" ] && fail "$abi: LD_PRELOAD=libtrace.so alone: $(cat "$WORK/err")"
+	[ "$(ls "$T" | wc -l)" = 2 ] || fail "$abi: alone: $(ls "$T" | wc -l) process directories, want 2"
+	[ "$(grep -lx "mpi_library $abi" "$T"/*/meta | wc -l)" = 2 ] ||
+		fail "$abi: LD_PRELOAD=libtrace.so alone: not every rank has the companion"
+	"$DUMP" "$T" >"$WORK/dump" || fail "$abi: trace-dump failed"
+	python3 "$SRC/tests/e2e/check_mpi.py" "$T" "$WORK/dump" "$WORK/out" 2 ||
+		fail "$abi: LD_PRELOAD=libtrace.so alone: trace against ground truth"
+	echo "$abi: LD_PRELOAD=libtrace.so alone: both ranks started again with the companion"
 
 	# No -o: the ranks agree on one default directory, named after the job.
 	mkdir "$WORK/cwd_$abi"
@@ -80,9 +100,9 @@ else
 fi
 timeout -s KILL 120 "${launch[@]}" "$WORK/inst/trace-run" -o "$WORK/nocomp" -- "$app" \
 	>/dev/null 2>"$WORK/err" || fail "without the companion: $(cat "$WORK/err")"
-[ "$(grep -c 'warning: .*libtrace-mpi-.*not traced' "$WORK/err")" = 1 ] ||
+[ "$(grep -c '^libtrace\[[0-9]*\]: .*libtrace-mpi-.*not traced' "$WORK/err")" = 1 ] ||
 	fail "without the companion, not one warning: $(cat "$WORK/err")"
 [ "$(ls "$WORK/nocomp" | wc -l)" = 2 ] || fail "without the companion: not 2 process directories"
 "$DUMP" "$WORK/nocomp" | grep -q MPI_ && fail "MPI records without the companion"
-echo "without the companion: $(grep warning "$WORK/err")"
+echo "without the companion: $(grep 'not traced' "$WORK/err")"
 echo ok
