@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libtrace/mpi_abi.h"
@@ -226,6 +228,19 @@ static int listed(const char *list, const char *path)
 	return 0;
 }
 
+/* What to exec: the path the program was started by (AT_EXECFN), so that its name (comm, as
+ * ps shows it) stays, when that is the running executable; else the executable itself (a
+ * script's interpreter: the arguments already name the script). */
+static const char *program_path(void)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	struct stat a, b;
+	if (fn && stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return fn;
+	return "/proc/self/exe";
+}
+
 /* Starts the program again with `companion` preloaded after `self` (libtrace.so); returns
  * only when it could not. */
 static void start_again(const char *self, const char *companion)
@@ -273,7 +288,7 @@ static void start_again(const char *self, const char *companion)
 		if (strncmp(*e, "LD_PRELOAD=", 11))
 			envp[k++] = *e;
 	envp[k++] = preload;
-	execve("/proc/self/exe", argv, envp);
+	execve(program_path(), argv, envp);
 	lt_warn("cannot start the program again with %s preloaded: %s", companion, strerror(errno));
 out:
 	free(argv);
