@@ -7,7 +7,7 @@
 # (check_mpi.py); rank 0 alone says where the trace went, and alone converts it with
 # --convert; without the companion library, one warning and a trace without MPI records.
 # LD_PRELOAD=libtrace.so alone gets the companion too: libtrace.so starts each rank again
-# with it (same pid: one directory per rank).
+# with it (same pid: one directory per rank); a companion that does not load is tried once.
 . "$(dirname "$0")/lib.sh"
 run=$BUILD/trace-run
 prog=$SRC/tests/programs/mpi_patterns.c
@@ -105,4 +105,19 @@ timeout -s KILL 120 "${launch[@]}" "$WORK/inst/trace-run" -o "$WORK/nocomp" -- "
 [ "$(ls "$WORK/nocomp" | wc -l)" = 2 ] || fail "without the companion: not 2 process directories"
 "$DUMP" "$WORK/nocomp" | grep -q MPI_ && fail "MPI records without the companion"
 echo "without the companion: $(grep 'not traced' "$WORK/err")"
+
+# A companion there that does not load (not a library): each rank is started again once,
+# not over and over; the loader says why, rank 0 that MPI is not traced; the program's
+# output is whole.
+echo "not a library" >"$WORK/inst/libtrace-mpi-$abi.so"
+timeout -s KILL 120 "${launch[@]}" "$WORK/inst/trace-run" -o "$WORK/badcomp" -- "$app" \
+	>"$WORK/out" 2>"$WORK/err" || fail "with a broken companion: $(cat "$WORK/err")"
+[ "$(grep -c '^libtrace\[[0-9]*\]: .*libtrace-mpi-.*could not be preloaded.*not traced' \
+	"$WORK/err")" = 1 ] || fail "with a broken companion, not one warning: $(cat "$WORK/err")"
+[ "$(grep -c 'libtrace-mpi-.*cannot be preloaded' "$WORK/err")" = 2 ] ||
+	fail "with a broken companion, not one loader error per rank: $(cat "$WORK/err")"
+[ "$(ls "$WORK/badcomp" | wc -l)" = 2 ] || fail "with a broken companion: not 2 process directories"
+"$DUMP" "$WORK/badcomp" | grep -q MPI_ && fail "MPI records with a broken companion"
+[ -s "$WORK/out" ] || fail "with a broken companion: the program printed nothing"
+echo "a companion that does not load: each rank started again once, $(grep -c . "$WORK/out") output lines"
 echo ok
