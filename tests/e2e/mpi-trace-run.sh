@@ -119,5 +119,6 @@ timeout -s KILL 120 "${launch[@]}" "$WORK/inst/trace-run" -o "$WORK/badcomp" -- 
 [ "$(ls "$WORK/badcomp" | wc -l)" = 2 ] || fail "with a broken companion: not 2 process directories"
 "$DUMP" "$WORK/badcomp" | grep -q MPI_ && fail "MPI records with a broken companion"
 [ -s "$WORK/out" ] || fail "with a broken companion: the program printed nothing"
-echo "a companion that does not load: each rank started again once, $(grep -c . "$WORK/out") output lines"
+echo "a companion that does not load: each rank started again once," \
+	"$(grep -c . "$WORK/out") output lines"
 echo ok
