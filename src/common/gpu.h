@@ -40,6 +40,21 @@ static inline void lt_gpu_enter(struct lt_thread *t, unsigned api, unsigned op, 
 	lt_commit(t);
 }
 
+/*
+ * The name filters (LIBTRACE_EXCLUDE, LIBTRACE_INCLUDE, filter.c): a call goes by its
+ * function's name (`name`), a launch by its kernel's when that is known (`kernel`, 0:
+ * unknown), so that a filter over kernel names keeps or drops their launches whatever
+ * the call.  True when the call is not to be recorded: it is counted in the thread's
+ * dropped calls and writes nothing; its caller keeps the guard across the real call.
+ */
+static inline int lt_gpu_filtered(struct lt_thread *t, uint32_t name, uint64_t kernel)
+{
+	if (!lt_str_skip(kernel ? (uint32_t)kernel : name))
+		return 0;
+	t->dropped[LT_DROP_FILTER]++;
+	return 1;
+}
+
 /* The GPU_LEAVE of a call; `made` (the allocated address, the created stream or event)
  * is written when not 0. */
 static inline void lt_gpu_leave(struct lt_thread *t, unsigned api, unsigned op, int rc,

@@ -90,7 +90,8 @@ const struct lt_option lt_options[] = {
      "process, to stand for another node's clock (MPI clock alignment tests)."},
     {"LIBTRACE_EXCLUDE", LT_OPT_STRING, "", NULL,
      "Comma-separated globs (*, ?, [...]) over the names of calls (pthread_mutex_lock), "
-     "annotated regions, Kokkos kernels and regions and MPI functions that are not recorded; "
+     "annotated regions, Kokkos kernels and regions, MPI functions, CUDA and HIP calls and "
+     "GPU kernels (a launch goes by its kernel's name) that are not recorded; "
      "or the path of a Score-P filter file (REGION_NAMES blocks of EXCLUDE and INCLUDE "
      "rules, the last matching rule wins). Empty: none."},
     {"LIBTRACE_INCLUDE", LT_OPT_STRING, "", NULL,

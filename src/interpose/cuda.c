@@ -59,8 +59,12 @@ static __attribute__((noinline)) void *cuda_sym(const char *name)
 	if (unlikely(!real_##name) && !(real_##name = cuda_sym(#name))) \
 	return CUDA_ERR_UNKNOWN
 
+extern const struct lt_module lt_module_cuda;
+
 /* Records the call's GPU_ENTER; NULL when not recording (module off, CUPTI records).  A
- * launch passes the key of its kernel's name (`kernel`), which goes into w[5]. */
+ * launch passes the key of its kernel's name (`kernel`), which goes into w[5].  A call the
+ * name filters leave out keeps its thread (the guard) and notes in the module's word that
+ * it writes nothing. */
 static struct lt_thread *call_begin(const char *name, unsigned op, uint64_t *w, unsigned n,
 				    const void *kernel, struct lt_caller c)
 {
@@ -70,10 +74,15 @@ static struct lt_thread *call_begin(const char *name, unsigned op, uint64_t *w, 
 	if (!t)
 		return NULL;
 	int e = errno; /* the program's, for the runtime to see */
+	uint32_t name_id = lt_string_id(t, name);
 	if (kernel)
 		w[5] = lt_gpu_kernel_id(t, kernel);
-	lt_note_caller(t, c);
-	lt_gpu_enter(t, LT_GPU_CUDART, op, lt_string_id(t, name), 0, w, n, 1);
+	int out = lt_gpu_filtered(t, name_id, kernel ? w[5] : 0);
+	lt_local(t, &lt_module_cuda)->n = (uint64_t)out;
+	if (!out) {
+		lt_note_caller(t, c);
+		lt_gpu_enter(t, LT_GPU_CUDART, op, name_id, 0, w, n, 1);
+	}
 	lt_in_runtime = 1;
 	errno = e;
 	return t;
@@ -83,7 +92,8 @@ static cuda_err call_end(struct lt_thread *t, unsigned op, cuda_err rc, uint64_t
 {
 	if (t) {
 		int e = errno; /* the runtime's, for the program to see */
-		lt_gpu_leave(t, LT_GPU_CUDART, op, rc, rc ? 0 : made);
+		if (!lt_local(t, &lt_module_cuda)->n)
+			lt_gpu_leave(t, LT_GPU_CUDART, op, rc, rc ? 0 : made);
 		lt_in_runtime = 0;
 		lt_finish(t);
 		errno = e;

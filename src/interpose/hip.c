@@ -65,11 +65,19 @@ static __attribute__((noinline)) void *hip_sym(const char *name)
 	return lt_dlsym_runtime(name, runtimes);
 }
 
-/* The GPU_ENTER of a call named `fn` (its call site noted in t), then into the runtime. */
+extern const struct lt_module lt_module_hip;
+
+/* The GPU_ENTER of a call named `fn` (its call site noted in t), then into the runtime.  A
+ * call the name filters leave out (a launch goes by its kernel's name, w[5]) writes
+ * nothing, and says so in the module's word for hip_leave. */
 static __attribute__((noinline)) void hip_enter(struct lt_thread *t, const char *fn, unsigned op,
 						const uint64_t *w, unsigned n)
 {
-	lt_gpu_enter(t, LT_GPU_HIP, op, lt_string_id(t, fn), 0, w, n, 1);
+	uint32_t name = lt_string_id(t, fn);
+	int out = lt_gpu_filtered(t, name, op == LT_GPU_OP_LAUNCH && n > 5 ? w[5] : 0);
+	lt_local(t, &lt_module_hip)->n = (uint64_t)out;
+	if (!out)
+		lt_gpu_enter(t, LT_GPU_HIP, op, name, 0, w, n, 1);
 	lt_in_runtime = 1;
 }
 
@@ -78,7 +86,8 @@ static __attribute__((noinline)) void hip_leave(struct lt_thread *t, unsigned op
 						const void *made)
 {
 	lt_in_runtime = 0;
-	lt_gpu_leave(t, LT_GPU_HIP, op, rc, (uint64_t)(uintptr_t)made);
+	if (!lt_local(t, &lt_module_hip)->n)
+		lt_gpu_leave(t, LT_GPU_HIP, op, rc, (uint64_t)(uintptr_t)made);
 	lt_finish(t);
 }
 

@@ -14,6 +14,9 @@
 #     record and CUPTI is never loaded.
 #  4. No undefined CUDA, CUPTI or HIP symbol in libtrace.so: LD_BIND_NOW=1 runs of programs
 #     without CUDA work.
+#  5. The name filters: LIBTRACE_EXCLUDE over call and kernel names, and LIBTRACE_INCLUDE
+#     keeping one kernel's launches alone, each run held against the unfiltered one
+#     (gpu_filters in lib.sh).
 . "$(dirname "$0")/lib.sh"
 SHARED=$TESTBIN/cuda_calls_shared
 STATIC=$TESTBIN/cuda_calls_static
@@ -109,4 +112,7 @@ n=$("$DUMP" "$WORK/nocupti" | grep -c GPU_ENTER)
 [ "$n" -eq 37 ] || fail "LIBTRACE_CUPTI=off: $n calls recorded, expected 37"
 grep -aq 'gpu_off cupti' "$WORK"/nocupti/*/meta && fail "LIBTRACE_CUPTI=off still tried CUPTI"
 echo "modules without cuda: nothing recorded; LIBTRACE_CUPTI=off: the wrappers record, no CUPTI"
+
+# ---- 5. name filters ----
+gpu_filters cuda 'cudaMemcpy*,_Z5scale*' "$SHARED" 2 1
 echo ok

@@ -27,6 +27,8 @@
 #     and an unchanged program.
 #  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
 #     records are all there.
+#  6. The name filters over the calls CUPTI reports (a kernel's launch and its run on the
+#     device go together), each run held against the unfiltered one (gpu_filters).
 . "$(dirname "$0")/lib.sh"
 MOCK=$TESTBIN/libmock_cupti.so
 APP=$TESTBIN/cupti_app
@@ -329,6 +331,9 @@ dirs=$(ls "$WORK/fork.trace" | wc -l)
 acts=$("$DUMP" "$WORK/fork.trace" | grep -c ' GPU_ACTIVITY ')
 [ "$acts" = $((6 * N)) ] || fail "fork: $acts device records, expected $((6 * N))"
 echo "fork: the child ended at once, the parent kept its $acts device records"
+
+# ---- 6. name filters: the calls CUPTI reports and the device's kernel runs ----
+gpu_filters cuda 'cudaMemcpy,_Z5scale*' "$APP" $N "$DRIVER"
 
 [ -z "$LATE_FAILURES" ] || fail "$LATE_FAILURES"
 [ $CONVERSIONS = 1 ] || skip "raw records checked; no trace2otf2 or OTF2 tools: conversions not checked"

@@ -18,6 +18,8 @@
 #     and errno as untraced, and are recorded.  LIBTRACE_MODULES without hip: nothing.
 #  4. Converted to OTF2 (otf2-print -Werror, check_otf2.py, check_gpu_otf2.py) and Paraver
 #     (check_prv.py).
+#  5. The name filters: LIBTRACE_EXCLUDE over call names, and LIBTRACE_INCLUDE keeping one
+#     kernel's launches alone, each run held against the unfiltered one (gpu_filters).
 . "$(dirname "$0")/lib.sh"
 APP=$TESTBIN/hip_calls
 [ -x "$APP" ] || skip "hip_calls was not built: no libamdhip64 (apt-get install libamdhip64-dev)"
@@ -197,6 +199,9 @@ LIBTRACE_MODULES=pthread traced "$WORK/nomod" "$APP" 2 1 "$WORK/truth-nomod" >"$
 cmp -s "$WORK/nomod.plain" "$WORK/nomod.out" || fail "output differs with LIBTRACE_MODULES=pthread"
 "$DUMP" "$WORK/nomod" | grep -q GPU_ && fail "GPU records with LIBTRACE_MODULES=pthread"
 echo "LIBTRACE_MODULES=pthread: nothing of HIP recorded"
+
+# ---- 5. name filters (before 4, which skips without the converter) ----
+gpu_filters hip 'hipMemcpy*,hipStream*' "$APP" 2 1 "$WORK/filters.truth"
 
 # ---- 4. OTF2 and Paraver ----
 need_converter

@@ -93,3 +93,30 @@ no_gpu_dependency() {
 	[ "$out" = "a b " ] || fail "LD_BIND_NOW=1 sort misbehaves under the tracer: $out"
 	echo "no GPU symbol needed at load time; LD_BIND_NOW=1 programs run"
 }
+
+# gpu_filters MODULE EXCLUDE CMD...: the name filters over GPU calls.  CMD runs traced with
+# only MODULE on, then with LIBTRACE_EXCLUDE=EXCLUDE, then with LIBTRACE_EXCLUDE='*' and
+# LIBTRACE_INCLUDE=the first kernel's name (the first launch of the full run); each
+# filtered run is held against the full one by check_gpu_filter.py (the calls the rules
+# keep, in order, and the counts of those left out).
+gpu_filters() {
+	local module=$1 exclude=$2 name ex in said kernel
+	shift 2
+	LIBTRACE_MODULES=$module traced "$WORK/gf-all" "$@" >/dev/null 2>&1 ||
+		fail "filters: the unfiltered run failed"
+	"$DUMP" "$WORK/gf-all" >"$WORK/gf-all.dump" || fail "filters: trace-dump failed"
+	kernel=$(grep -m1 -o ' GPU_ENTER .* kernel="[^"]*"' "$WORK/gf-all.dump" |
+		sed 's/.*kernel="//; s/"$//')
+	[ -n "$kernel" ] || fail "filters: no launch with a kernel's name in the full run"
+	for name in exclude include; do
+		ex=$exclude in=
+		[ $name = include ] && ex='*' in=$kernel
+		LIBTRACE_MODULES=$module LIBTRACE_EXCLUDE=$ex LIBTRACE_INCLUDE=$in \
+			traced "$WORK/gf-$name" "$@" >/dev/null 2>&1 || fail "filters: the $name run failed"
+		"$DUMP" "$WORK/gf-$name" >"$WORK/gf-$name.dump" || fail "filters: trace-dump failed"
+		said=$(/usr/bin/python3 "$SRC/tests/e2e/check_gpu_filter.py" "$WORK/gf-all.dump" \
+			"$WORK/gf-$name.dump" "$WORK/gf-$name" "$ex" "$in") ||
+			fail "filters: LIBTRACE_EXCLUDE='$ex' LIBTRACE_INCLUDE='$in': not what they keep"
+		echo "filters, EXCLUDE='$ex' INCLUDE='$in': $said"
+	done
+}

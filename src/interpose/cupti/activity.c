@@ -148,13 +148,16 @@ static void activity(struct lt_thread *t, const CUpti_Activity *a)
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const void *)a;
+		uint32_t name = k->name ? lt_string_id(t, k->name) : 0;
+		if (name && lt_str_skip(name))
+			break; /* a kernel the name filters leave out: its launch was counted */
 		uint64_t dims[3];
 		struct lt_dim3 g = {(unsigned)k->gridX, (unsigned)k->gridY, (unsigned)k->gridZ};
 		struct lt_dim3 b = {(unsigned)k->blockX, (unsigned)k->blockY, (unsigned)k->blockZ};
 		lt_gpu_dims(dims, g, b);
-		put_activity(t, LT_GPU_ACT_KERNEL, k->name ? lt_string_id(t, k->name) : 0, k->start,
-			     k->end, device_of(k->contextId, k->deviceId, 1), k->contextId,
-			     k->streamId, k->correlationId, 3, dims);
+		put_activity(t, LT_GPU_ACT_KERNEL, name, k->start, k->end,
+			     device_of(k->contextId, k->deviceId, 1), k->contextId, k->streamId,
+			     k->correlationId, 3, dims);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {

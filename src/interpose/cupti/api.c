@@ -324,8 +324,10 @@ static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		driver_call(t, cbid, d, &c);
 	unsigned api =
 	    domain == CUPTI_CB_DOMAIN_RUNTIME_API ? LT_GPU_CUPTI_RUNTIME : LT_GPU_CUPTI_DRIVER;
-	lt_gpu_enter(t, api, c.op, lt_string_id(t, d->functionName ? d->functionName : "?"),
-		     d->correlationId, c.w, c.n, 0);
+	uint32_t name = lt_string_id(t, d->functionName ? d->functionName : "?");
+	int out = lt_gpu_filtered(t, name, c.op == LT_GPU_OP_LAUNCH && c.n > 5 ? c.w[5] : 0);
+	if (!out)
+		lt_gpu_enter(t, api, c.op, name, d->correlationId, c.w, c.n, 0);
 	/* Where the made object will be, for the EXIT (CUPTI keeps the word for us). */
 	if (d->correlationData)
 		*d->correlationData = U(c.made);
@@ -333,6 +335,7 @@ static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	lt_cupti_cs.open[lt_cupti_cs.n].corr = d->correlationId;
 	lt_cupti_cs.open[lt_cupti_cs.n].domain = (uint8_t)domain;
 	lt_cupti_cs.open[lt_cupti_cs.n].op = (uint8_t)c.op;
+	lt_cupti_cs.open[lt_cupti_cs.n].out = (uint8_t)out;
 	if (lt_cupti_cs.n++ == 0) {
 		lt_cupti_cs.t = t;
 		lt_in_runtime = 1;
@@ -372,7 +375,8 @@ static void api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	unsigned api =
 	    domain == CUPTI_CB_DOMAIN_RUNTIME_API ? LT_GPU_CUPTI_RUNTIME : LT_GPU_CUPTI_DRIVER;
 	unsigned op = lt_cupti_cs.open[n].op;
-	lt_gpu_leave(t, api, op, rc, made);
+	if (!lt_cupti_cs.open[n].out)
+		lt_gpu_leave(t, api, op, rc, made);
 	if (n == 0) {
 		lt_cupti_cs.t = NULL;
 		/* The host waited for the device: what it did is known now. */

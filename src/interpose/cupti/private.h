@@ -55,6 +55,7 @@ struct lt_cupti_calls {
 	struct {
 		uint32_t cbid, corr;
 		uint8_t domain, op;
+		uint8_t out; /* left out by the name filters: no records */
 	} open[OPEN_MAX];
 };
 extern LT_HIDDEN __thread struct lt_cupti_calls lt_cupti_cs LT_TLS; /* api.c */
