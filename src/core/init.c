@@ -336,18 +336,43 @@ static int make_process_dir(int at)
 	return -errno;
 }
 
+const char *lt_cmdline(size_t *len)
+{
+	static char *args;
+	static size_t args_len;
+	if (!args) {
+		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*len = 0;
+			return NULL;
+		}
+		size_t cap = 4096, n = 0;
+		char *buf = malloc(cap + 1);
+		ssize_t r;
+		while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
+			n += (size_t)r;
+			if (n == cap) {
+				char *more = realloc(buf, (cap *= 2) + 1);
+				if (!more)
+					free(buf);
+				buf = more;
+			}
+		}
+		close(fd);
+		if (buf && n && buf[n - 1] != '\0')
+			buf[n++] = '\0'; /* cut by a read error: the last argument still ends */
+		args_len = buf ? n : 0;
+		args = buf;
+	}
+	*len = args_len;
+	return args;
+}
+
 static void write_arguments(void)
 {
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char buf[8192];
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+	size_t n;
+	const char *args = lt_cmdline(&n);
+	for (const char *p = args; p && p < args + n; p += strlen(p) + 1)
 		lt_meta_escaped(LT_META_ARG, p);
 }
 

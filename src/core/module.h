@@ -654,6 +654,9 @@ LT_HIDDEN const char *lt_setting_str(const char *name);
 /* Another runtime's variable that the tracer must respect (a runtime's tool variable, the
  * launchers' rank variables): its value, or NULL when unset or empty.  Only known names. */
 LT_HIDDEN const char *lt_foreign_env(const char *name);
+/* The process's arguments as /proc/self/cmdline has them (each ends with a NUL), read once
+ * at start and kept; *len their length.  NULL (and 0) when they cannot be read. */
+LT_HIDDEN const char *lt_cmdline(size_t *len);
 
 /* log.c: async-signal-safe logging to stderr (snprintf to a stack buffer + write). */
 LT_HIDDEN void lt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

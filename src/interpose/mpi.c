@@ -192,29 +192,6 @@ static int find_loaded(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* The whole of /proc/self/cmdline, NUL-separated (malloc'd), and its length. */
-static char *read_cmdline(size_t *len)
-{
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-	while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
-		n += (size_t)r;
-		if (n == cap) {
-			char *more = realloc(buf, cap *= 2);
-			if (!more)
-				free(buf);
-			buf = more;
-		}
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 /* Whether the colon- or space-separated list `list` names `path`. */
 static int listed(const char *list, const char *path)
 {
@@ -246,11 +223,9 @@ static const char *program_path(void)
 static void start_again(const char *self, const char *companion)
 {
 	size_t len = 0;
-	char *cmd = read_cmdline(&len);
-	if (!cmd || !len) {
-		free(cmd);
+	const char *cmd = lt_cmdline(&len);
+	if (!cmd || !len)
 		return;
-	}
 	size_t argc = 0, envc = 0;
 	for (size_t i = 0; i < len; i++)
 		argc += cmd[i] == '\0';
@@ -264,7 +239,7 @@ static void start_again(const char *self, const char *companion)
 	if (!argv || !envp || !preload)
 		goto out;
 	for (size_t i = 0, a = 0; i < len && a < argc; i += strlen(cmd + i) + 1)
-		argv[a++] = cmd + i;
+		argv[a++] = (char *)(uintptr_t)(cmd + i);
 	/* LD_PRELOAD with the companion right after libtrace.so's entry (at the end when no
 	 * entry is its path: its directory came from another spelling). */
 	int put = 0;
@@ -294,7 +269,6 @@ out:
 	free(argv);
 	free(envp);
 	free(preload);
-	free(cmd);
 }
 
 static void mpi_preflight(void)
