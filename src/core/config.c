@@ -138,13 +138,31 @@ enum {
 	OPT_COUNT
 };
 
-/* The modules' settings (lt_setting), by option index: the core keeps its own in lt_cfg. */
+/*
+ * The modules' settings (lt_setting), by option index: the core keeps its own in lt_cfg.
+ * Strings are copied into a pool that a load starts afresh, with room for every option to
+ * take the longest string and its default twice: what a load touches is a few hundred
+ * bytes, not a page per option (each page a process touches first costs a fault).
+ */
 #define SETTING_STR_MAX 1024
 static struct {
 	uint64_t num;
-	char str[SETTING_STR_MAX];
+	const char *str; /* in str_pool; NULL: "" */
 } setting[OPT_COUNT];
 #define SET(i) setting[i]
+static char str_pool[OPT_COUNT * (SETTING_STR_MAX + 2 * 64)];
+static size_t str_pool_used;
+
+/* Keeps v as option i's string; -1 when it is too long. */
+static int keep_str(size_t i, const char *v)
+{
+	size_t n = strlen(v);
+	if (n >= SETTING_STR_MAX || str_pool_used + n + 1 > sizeof(str_pool))
+		return -1;
+	SET(i).str = memcpy(str_pool + str_pool_used, v, n + 1);
+	str_pool_used += n + 1;
+	return 0;
+}
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -427,10 +445,9 @@ static int apply(size_t i, const char *v)
 	}
 	case OPT_TOGGLE_SIGNAL: {
 		int sig = parse_signal(v);
-		if (sig < 0 || strlen(v) >= SETTING_STR_MAX)
+		if (sig < 0 || keep_str(i, v))
 			return -1;
 		SET(i).num = (unsigned)sig;
-		strcpy(SET(i).str, v);
 		return 0;
 	}
 	case OPT_SAMPLERS:
@@ -440,10 +457,7 @@ static int apply(size_t i, const char *v)
 	case OPT_CUPTI_LIB:
 	case OPT_EXCLUDE:
 	case OPT_INCLUDE:
-		if (strlen(v) >= SETTING_STR_MAX)
-			return -1;
-		strcpy(SET(i).str, v);
-		return 0;
+		return keep_str(i, v);
 	case OPT_PAPI_MODULES:
 		return parse_mask(v, lt_module_names, i);
 	case OPT_CALLSITE_DEPTH:
@@ -489,6 +503,7 @@ int lt_config_load(char *const *env)
 	int bad = 0;
 	memset(&lt_cfg, 0, sizeof(lt_cfg));
 	memset(setting, 0, sizeof(setting));
+	str_pool_used = 0;
 	for (size_t i = 0; lt_options[i].name; i++) {
 		if (apply(i, lt_options[i].def) != 0)
 			return -1; /* a broken default is a bug, caught by the unit test */
@@ -558,7 +573,7 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_EXCLUDE:
 	case OPT_INCLUDE:
 	case OPT_TOGGLE_SIGNAL:
-		snprintf(buf, len, "%s=%s", o->name, SET(i).str);
+		snprintf(buf, len, "%s=%s", o->name, SET(i).str ? SET(i).str : "");
 		break;
 	case OPT_CALLSITE_DEPTH:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.callsite_depth);
@@ -650,5 +665,5 @@ uint64_t lt_setting(const char *name)
 const char *lt_setting_str(const char *name)
 {
 	size_t i = setting_index(name);
-	return i < sizeof(setting) / sizeof(setting[0]) ? setting[i].str : "";
+	return i < sizeof(setting) / sizeof(setting[0]) && setting[i].str ? setting[i].str : "";
 }
