@@ -7,6 +7,7 @@
 #  - a relative LIBTRACE_OUTPUT is resolved once: a program that chdir()s, then forks and
 #    execs, has all its processes in one trace directory;
 #  - a forked child does not follow a trace directory swapped after start;
+#  - a long command line is in the meta file whole;
 #  - a symbolic link component owned by another user is refused with a warning, and the
 #    program runs unchanged (needs root to make one: exit 77 without it, after the rest).
 . "$(dirname "$0")/lib.sh"
@@ -87,6 +88,17 @@ grep -q "trace directory $WORK/base/t is no longer the directory found at start"
 "$DUMP" "$WORK/moved/t" >"$WORK/dump" || fail "trace-dump of the original directory"
 [ "$(grep -c 'COUNTER "start"' "$WORK/dump")" = 10 ] || fail "the parent's trace is not whole"
 echo "swapped trace directory: the forked child was not redirected"
+
+# A long command line (5,000 arguments, 45 KiB) is in the meta file whole, in order.
+seq -f 'arg%05g' 5000 >"$WORK/args"
+xargs -a "$WORK/args" sh -c 'o=$1 && shift && LD_PRELOAD=$0 LIBTRACE_OUTPUT=$o \
+	LIBTRACE_QUIET=1 /bin/echo "$@"' "$LIB" "$WORK/args.trace" >/dev/null ||
+	fail "the long command line's run failed"
+[ "$(ls "$WORK/args.trace" | wc -l)" = 1 ] || fail "xargs split the command line: more than one run"
+grep -a '^arg ' "$WORK"/args.trace/*/meta | tail -n +2 | cut -d' ' -f2 >"$WORK/args.meta"
+cmp -s "$WORK/args" "$WORK/args.meta" ||
+	fail "the meta file's arguments are not the command line's ($(wc -l <"$WORK/args.meta") of 5000)"
+echo "a 45 KiB command line: all 5000 arguments in the meta file"
 
 # Symbolic links in the output path: ours is followed, another user's is refused.
 mkdir "$WORK/real"
