@@ -5,15 +5,18 @@
 #
 #   [HOG=1] bench/fixed.sh [BUILD_DIR] [ROUNDS] [THREADS] [OTHER_BUILD]   (build, 21, 1000)
 #
-# Rounds of alternating pairs (untraced, then traced), medians over the rounds:
+# Rounds in which each measurement below runs once, in a shuffled order (a fixed seed per
+# round), medians over the rounds:
 #  - /bin/true untraced and with BUILD_DIR's libtrace.so preloaded: wall time of each, the
-#    extra ms, and the disk the trace directory keeps (du -sk, after the process ended);
+#    extra ms, the CPU time the process used (user + system, its threads included: on a
+#    busy machine the wall time also holds the scheduler's waits), and the disk the trace
+#    directory keeps (du -sk, after the process ended);
 #  - bench_threads alive THREADS (all alive at once) and seq THREADS (create+join one after
 #    the other): the whole process's extra wall time, per thread;
 #  - trace-run -q -o DIR -- /bin/true next to LD_PRELOAD=libtrace.so /bin/true: what the
 #    launcher adds.
-# With OTHER_BUILD (another build's libtrace.so and trace-run, e.g. before a change), each
-# traced run is followed by the same run with it: a before/after comparison in one run.
+# With OTHER_BUILD (another build's libtrace.so and trace-run, e.g. before a change), its
+# traced runs join the same rounds: a before/after comparison in one run.
 # With HOG=1, a busy loop per CPU runs in the background the whole time (a busy machine).
 # Traces go to TMPDIR: the disk that is measured (not a tmpfs).
 set -eu
@@ -48,7 +51,7 @@ if [ "$hog" = 1 ]; then
 fi
 
 /usr/bin/python3 - "$tb" "$tmp" "$rounds" "$threads" "$hog" "$lib" "$run" "$olib" "$orun" <<'PY'
-import os, shutil, statistics, subprocess, sys, time
+import os, random, shutil, statistics, subprocess, sys, time
 tb, tmp, rounds, threads, hog, lib, run, olib, orun = sys.argv[1:]
 rounds, threads = int(rounds), int(threads)
 trace = os.path.join(tmp, "t")
@@ -63,8 +66,9 @@ def wall(cmd, env, tries=3):
     t = time.perf_counter()
     pid = os.posix_spawn(cmd[0], cmd, env, file_actions=[
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
-    _, status = os.waitpid(pid, 0)
+    _, status, ru = os.wait4(pid, 0)
     dt = time.perf_counter() - t
+    cpu = ru.ru_utime + ru.ru_stime
     if status != 0:
         shutil.rmtree(trace, ignore_errors=True)
         retries.append("%s (%s): wait status %d" % (" ".join(cmd), env.get("LD_PRELOAD", "untraced"), status))
@@ -76,26 +80,40 @@ def wall(cmd, env, tries=3):
         kib = int(subprocess.run(["du", "-sk", trace], capture_output=True,
                                  text=True).stdout.split()[0])
         shutil.rmtree(trace)
-    return dt, kib
+    return dt, kib, cpu
 
 true = shutil.which("true") or "/bin/true"
 res = {}
 def add(key, v):
     res.setdefault(key, []).append(v)
-for _ in range(rounds):
-    add("true", wall([true], base)[0])
+def run_true(o, env):
+    """/bin/true untraced (o None) or traced with build o's library."""
+    key = "true" if o is None else o + "true traced"
+    t, kib, cpu = wall([true], env)
+    add(key, t)
+    add(key + " cpu", cpu)
+    if o is not None:
+        add(o + "disk", kib)
+
+# Each round runs every measurement once, in an order of its own (shuffled, the same for
+# every run of the script): on a busy machine a run measured just after another kind of
+# run is systematically slower or faster (with the order fixed, whichever build came first
+# after the untraced /bin/true took 3 ms more).
+for k in range(rounds):
+    tasks = [lambda: run_true(None, base)]
+    tasks += [lambda m=m: add(m, wall([tb, m, str(threads)], base)[0]) for m in ("alive", "seq")]
     for o, l, r in builds:
         traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT=trace, LIBTRACE_QUIET="1")
-        t, kib = wall([true], traced)
-        add(o + "true traced", t)
-        add(o + "disk", kib)
-        add(o + "preload", wall([true], traced)[0])
-        add(o + "trace-run", wall([r, "-q", "-o", trace, "--", true], base)[0])
-    for m in ("alive", "seq"):
-        add(m, wall([tb, m, str(threads)], base)[0])
-        for o, l, r in builds:
-            traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT=trace, LIBTRACE_QUIET="1")
-            add(o + m + " traced", wall([tb, m, str(threads)], traced)[0])
+        tasks.append(lambda o=o, e=traced: run_true(o, e))
+        tasks.append(lambda o=o, e=traced: add(o + "preload", wall([true], e)[0]))
+        tasks.append(lambda o=o, r=r: add(o + "trace-run",
+                                          wall([r, "-q", "-o", trace, "--", true], base)[0]))
+        for m in ("alive", "seq"):
+            tasks.append(lambda o=o, m=m, e=traced: add(o + m + " traced",
+                                                        wall([tb, m, str(threads)], e)[0]))
+    random.Random(k).shuffle(tasks)
+    for task in tasks:
+        task()
 
 med = {k: statistics.median(v) for k, v in res.items()}
 ms = lambda k: med[k] * 1e3
@@ -105,6 +123,8 @@ for o, l, r in builds:
     print("%s%s" % ("other build: " if o else "build: ", os.path.dirname(l)))
     print("  /bin/true              untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
         ms("true"), ms(o + "true traced"), ms(o + "true traced") - ms("true")))
+    print("  /bin/true, its CPU     untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
+        ms("true cpu"), ms(o + "true traced cpu"), ms(o + "true traced cpu") - ms("true cpu")))
     print("  disk left per process  %d KiB (du -sk of the trace directory)" % med[o + "disk"])
     for m, what in (("alive", "%d alive at once" % threads),
                     ("seq", "%d one after another" % threads)):
