@@ -55,85 +55,10 @@
 
 #include "accum.h"
 #include "otf2_map.h"
+#include "otf2_refs.h"
 #include "json.h"
 #include "profile.h"
 #include "rdfile.h"
-
-/* Definitions by reference: trace2otf2 numbers them 0, 1, 2... in the order it writes
- * them, which finds them at once; any other numbering is found by binary search. */
-struct refs {
-	uint64_t *ref; /* in definition order */
-	uint32_t *sorted;
-	size_t n, cap;
-};
-
-#define NO_INDEX UINT32_MAX
-
-static int refs_add(struct refs *x, uint64_t ref)
-{
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 64;
-		uint64_t *a = realloc(x->ref, cap * sizeof(*a));
-		if (!a)
-			return -1;
-		x->ref = a;
-		x->cap = cap;
-	}
-	if (x->n >= NO_INDEX)
-		return -1;
-	x->ref[x->n++] = ref;
-	return 0;
-}
-
-static int by_ref(const void *a, const void *b, void *refs)
-{
-	const uint64_t *ref = refs;
-	uint64_t x = ref[*(const uint32_t *)a], y = ref[*(const uint32_t *)b];
-	return x < y ? -1 : x > y;
-}
-
-/* Builds the search index.  0; -1 when out of memory; 1 when a reference is defined twice
- * (*dup is it). */
-static int refs_sort(struct refs *x, uint64_t *dup)
-{
-	x->sorted = malloc((x->n ? x->n : 1) * sizeof(*x->sorted));
-	if (!x->sorted)
-		return -1;
-	for (size_t i = 0; i < x->n; i++)
-		x->sorted[i] = (uint32_t)i;
-	qsort_r(x->sorted, x->n, sizeof(*x->sorted), by_ref, x->ref);
-	for (size_t i = 1; i < x->n; i++)
-		if (x->ref[x->sorted[i]] == x->ref[x->sorted[i - 1]]) {
-			*dup = x->ref[x->sorted[i]];
-			return 1;
-		}
-	return 0;
-}
-
-/* The definition order of ref, or NO_INDEX. */
-static uint32_t refs_find(const struct refs *x, uint64_t ref)
-{
-	if (ref < x->n && x->ref[ref] == ref)
-		return (uint32_t)ref;
-	size_t lo = 0, hi = x->sorted ? x->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t r = x->ref[x->sorted[mid]];
-		if (r == ref)
-			return x->sorted[mid];
-		if (r < ref)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NO_INDEX;
-}
-
-static void refs_free(struct refs *x)
-{
-	free(x->ref);
-	free(x->sorted);
-}
 
 /* Grows array *a of *cap elements to hold n + 1.  0, or -1. */
 static int grow(void **a, size_t *cap, size_t n, size_t elem)
