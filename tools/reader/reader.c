@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,24 @@ static void add_pair(char ***list, size_t *n, char *val)
 	}
 }
 
+/* A "lost" or "dropped" line's THREAD CAUSE COUNT, appended to *a (*n entries); -1 when
+ * the line is not one (a cause from `causes` on is unknown).  Out of memory, it is left out
+ * as the other lists of the meta file leave theirs. */
+static int add_count(struct rd_lost **a, size_t *n, const char *val, unsigned causes)
+{
+	struct rd_lost l;
+	unsigned long long count;
+	if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3 || l.cause >= causes)
+		return -1;
+	l.count = count;
+	struct rd_lost *more = realloc(*a, (*n + 1) * sizeof(*more));
+	if (more) {
+		*a = more;
+		more[(*n)++] = l;
+	}
+	return 0;
+}
+
 static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 16];
@@ -411,33 +430,12 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->written = a;
 				p->written[p->nwritten++] = w;
 			}
-		} else if (!strcmp(line, LT_META_LOST)) {
-			struct rd_lost l;
-			unsigned long long count;
-			if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3) {
-				warnf(warn, ctx, p, "%s:%d: bad lost line", path, lineno);
-				continue;
-			}
-			l.count = count;
-			struct rd_lost *a = realloc(p->lost, (p->nlost + 1) * sizeof(*a));
-			if (a) {
-				p->lost = a;
-				p->lost[p->nlost++] = l;
-			}
-		} else if (!strcmp(line, LT_META_DROPPED)) {
-			struct rd_lost l;
-			unsigned long long count;
-			if (sscanf(val, "%u %u %llu", &l.thread, &l.cause, &count) != 3 ||
-			    l.cause >= LT_DROP_CAUSES) {
-				warnf(warn, ctx, p, "%s:%d: bad dropped line", path, lineno);
-				continue;
-			}
-			l.count = count;
-			struct rd_lost *a = realloc(p->dropped, (p->ndropped + 1) * sizeof(*a));
-			if (a) {
-				p->dropped = a;
-				p->dropped[p->ndropped++] = l;
-			}
+		} else if (!strcmp(line, LT_META_LOST) || !strcmp(line, LT_META_DROPPED)) {
+			int lost = !strcmp(line, LT_META_LOST);
+			if (add_count(lost ? &p->lost : &p->dropped,
+				      lost ? &p->nlost : &p->ndropped, val,
+				      lost ? UINT_MAX : LT_DROP_CAUSES))
+				warnf(warn, ctx, p, "%s:%d: bad %s line", path, lineno, line);
 		} else if (!strcmp(line, LT_META_MAIN)) {
 			p->main_recorded = 1;
 		} else if (!strcmp(line, LT_META_MODE)) {
