@@ -17,17 +17,19 @@
 #include "reader.h"
 
 static const char usage[] =
-    "usage: trace-dump [--meta] [--stats] TRACE_DIR\n"
+    "usage: trace-dump [--meta] [--stats] [--sampler] TRACE_DIR\n"
     "\n"
-    "Prints every record of a libtrace trace directory (or of one process directory\n"
-    "<host>.<pid> inside it) as one line of text:\n"
+    "Prints every record of the program's threads in a libtrace trace directory (or in\n"
+    "one process directory <host>.<pid> inside it) as one line of text:\n"
     "  <process> <thread> <time_ns> <RECORD> <fields...>\n"
     "\n"
-    "  -m, --meta   print each process's meta data and strings first (lines starting\n"
-    "               with '#')\n"
-    "  -S, --stats  instead of the records, one line per thread:\n"
-    "               <process> <thread> records=N lost=N <RECORD>=N...\n"
-    "  -h, --help   this text\n"
+    "  -m, --meta     print each process's meta data and strings first (lines starting\n"
+    "                 with '#')\n"
+    "  -S, --stats    instead of the records, one line per thread:\n"
+    "                 <process> <thread> records=N lost=N <RECORD>=N...\n"
+    "  -s, --sampler  the sampler thread's records too, after the program's threads:\n"
+    "                 its metrics (METRIC) and the CPUs threads moved to (CPU)\n"
+    "  -h, --help     this text\n"
     "\n"
     "Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
     "was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
@@ -100,6 +102,18 @@ static void print_id(FILE *out, const struct rd_process *p, uint32_t id)
 		print_string(out, s);
 	else
 		fprintf(out, "<undefined string %u>", id);
+}
+
+/* " value=V" of a COUNTER or METRIC (kind: enum lt_value_kind). */
+static void print_value(FILE *out, unsigned kind, uint64_t raw)
+{
+	if (kind == LT_VALUE_DOUBLE) {
+		double v;
+		memcpy(&v, &raw, sizeof(v));
+		fprintf(out, " value=%.17g", v);
+	} else {
+		fprintf(out, " value=%lld", (long long)raw);
+	}
 }
 
 static const char *lost_cause_name(unsigned cause)
@@ -267,15 +281,29 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 	case LT_REC_COUNTER:
 		fputc(' ', d->out);
 		print_id(d->out, p, r->arg);
-		if (npl >= 1) {
-			if (r->sub == LT_VALUE_DOUBLE) {
-				double v;
-				memcpy(&v, pl, sizeof(v));
-				fprintf(d->out, " value=%.17g", v);
-			} else {
-				fprintf(d->out, " value=%lld", (long long)pl[LT_W_COUNTER_VALUE]);
-			}
-		}
+		if (npl >= 1)
+			print_value(d->out, r->sub, pl[LT_W_COUNTER_VALUE]);
+		break;
+	case LT_REC_METRIC: {
+		const char *name = NULL;
+		for (size_t i = 0; i < p->nmetrics && !name; i++)
+			if (p->metrics[i].id == r->arg)
+				name = p->metrics[i].name;
+		fputc(' ', d->out);
+		if (name)
+			print_string(d->out, name);
+		else
+			fprintf(d->out, "<undefined metric %u>", r->arg);
+		if (npl >= 1)
+			print_value(d->out, r->sub, pl[0]);
+		break;
+	}
+	case LT_REC_CPU:
+		fprintf(d->out, " cpu=%u", r->arg);
+		if (r->sub != 0xffff)
+			fprintf(d->out, " node=%u", r->sub);
+		if (npl >= 1)
+			fprintf(d->out, " thread=%llu", (unsigned long long)pl[0]);
 		break;
 	case LT_REC_LOST:
 		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
@@ -458,19 +486,23 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"meta", no_argument, NULL, 'm'},
 	    {"stats", no_argument, NULL, 'S'},
+	    {"sampler", no_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	static struct dump d;
 	d.out = stdout;
-	int meta = 0, stats = 0, c;
-	while ((c = getopt_long(argc, argv, "mSh", opts, NULL)) != -1) {
+	int meta = 0, stats = 0, sampler = 0, c;
+	while ((c = getopt_long(argc, argv, "mSsh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			meta = 1;
 			break;
 		case 'S':
 			stats = 1;
+			break;
+		case 's':
+			sampler = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -526,11 +558,15 @@ int main(int argc, char **argv)
 			continue;
 		if (meta)
 			print_meta(stdout, p);
-		for (size_t t = 0; t < p->nthreads; t++) {
+		/* The program's threads, then (--sampler) the sampler thread. */
+		for (size_t t = 0; t <= p->nthreads; t++) {
+			const struct rd_thread *th = t < p->nthreads ? &p->threads[t] : &p->sampler;
+			if (t == p->nthreads && (!sampler || !th->count))
+				break;
 			if (stats)
-				print_stats(&d, p, &p->threads[t]);
+				print_stats(&d, p, th);
 			else
-				print_thread(&d, p, &p->threads[t]);
+				print_thread(&d, p, th);
 		}
 		if (p->errors)
 			damaged = 1;
