@@ -139,4 +139,5 @@ def main():
     write_process(os.path.join(out, "gpuhost.4242"), 4242, meta, {0: (4242, t0), 1: (4243, t1)})
 
 
-main()
+if __name__ == "__main__":
+    main()

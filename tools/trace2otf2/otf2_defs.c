@@ -265,8 +265,7 @@ static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_
 	free(members);
 }
 
-/* Global definitions, in the order Score-P writes them (dependencies first). */
-/* Call sites, call paths and PAPI metrics (after the strings, regions and metrics). */
+/* Call sites and call paths (after the strings and regions). */
 static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
 {
 	for (uint32_t i = 0; i < cv->nscls; i++)
@@ -288,37 +287,82 @@ static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
 			       OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
 			       cv->sample_period),
 			   "InterruptGenerator");
-	/* PAPI: one member per event of each set (values since the thread's start), one
-	 * synchronous class per set, STRICT where every Enter and Leave of every location
-	 * that used it carried a reading. */
+}
+
+/* A metric class: metric m's own (asynchronous, one member), or PAPI set k's (one member
+ * per event from `member`, synchronous: STRICT where every Enter and Leave of every
+ * location that used it carried a reading). */
+static void write_class(struct cv *cv, OTF2_GlobalDefWriter *g, OTF2_MetricRef ref, uint32_t what,
+			uint32_t member)
+{
+	if (!(what & CLASS_PAPI)) {
+		otf2_check(cv,
+			   OTF2_GlobalDefWriter_WriteMetricClass(g, ref, 1, &what,
+								 OTF2_METRIC_ASYNCHRONOUS,
+								 OTF2_RECORDER_KIND_ABSTRACT),
+			   "MetricClass");
+		return;
+	}
+	uint32_t k = what & ~CLASS_PAPI;
+	const struct cv_papi *ps = &cv->papis[k];
+	OTF2_MetricMemberRef members[16];
+	for (unsigned i = 0; i < ps->n; i++)
+		members[i] = member + i;
+	int strict = 0;
+	for (size_t i = 0; i < cv->nlocs; i++) {
+		if (cv->locs[i].papi != k + 1)
+			continue;
+		strict = !cv->locs[i].papi_missed;
+		if (!strict)
+			break;
+	}
+	otf2_check(cv,
+		   OTF2_GlobalDefWriter_WriteMetricClass(g, ref, (uint8_t)ps->n, members,
+							 strict ? OTF2_METRIC_SYNCHRONOUS_STRICT
+								: OTF2_METRIC_SYNCHRONOUS,
+							 OTF2_RECORDER_KIND_CPU),
+		   "MetricClass");
+}
+
+/*
+ * Metric members (the metrics', then each PAPI set's events: values since the thread's
+ * start) and classes (the metrics' in order, then the PAPI sets'), which the events reach
+ * through their locations' mapping tables (otf2_class in otf2_out.h).
+ */
+static void write_metrics(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_empty)
+{
+	for (uint32_t m = 0; m < cv->nmetrics; m++)
+		otf2_check(cv,
+			   OTF2_GlobalDefWriter_WriteMetricMember(
+			       g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
+			       /* energy: a running total since the start, whose slope is power */
+			       cv->metrics[m].accumulated ? OTF2_METRIC_ACCUMULATED_START
+							  : OTF2_METRIC_ABSOLUTE_POINT,
+			       cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
+			       OTF2_BASE_DECIMAL, 0, cv->metrics[m].unit),
+			   "MetricMember");
+	uint32_t *first = calloc(cv->npapis + 1, sizeof(*first)); /* each set's first member */
+	if (!first) {
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MetricMember");
+		return;
+	}
 	uint32_t member = cv->nmetrics;
 	for (uint32_t k = 0; k < cv->npapis; k++) {
-		struct cv_papi *ps = &cv->papis[k];
-		OTF2_MetricMemberRef members[16];
-		for (unsigned i = 0; i < ps->n; i++) {
-			members[i] = member++;
+		const struct cv_papi *ps = &cv->papis[k];
+		first[k] = member;
+		for (unsigned i = 0; i < ps->n; i++)
 			otf2_check(cv,
 				   OTF2_GlobalDefWriter_WriteMetricMember(
-				       g, members[i], ps->names[i], ps->names[i],
+				       g, member++, ps->names[i], ps->names[i],
 				       OTF2_METRIC_TYPE_PAPI, OTF2_METRIC_ACCUMULATED_START,
 				       OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, cv_string(cv, "#")),
 				   "MetricMember");
-		}
-		int strict = 0;
-		for (size_t i = 0; i < cv->nlocs; i++) {
-			if (cv->locs[i].papi != k + 1)
-				continue;
-			strict = !cv->locs[i].papi_missed;
-			if (!strict)
-				break;
-		}
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteMetricClass(
-			       g, PAPI_CLASS(cv, k), (uint8_t)ps->n, members,
-			       strict ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_SYNCHRONOUS,
-			       OTF2_RECORDER_KIND_CPU),
-			   "MetricClass");
 	}
+	for (uint32_t m = 0; m < cv->nmetrics; m++)
+		write_class(cv, g, m, m, 0);
+	for (uint32_t k = 0; k < cv->npapis; k++)
+		write_class(cv, g, cv->nmetrics + k, CLASS_PAPI | k, first[k]);
+	free(first);
 }
 
 void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
@@ -606,24 +650,7 @@ void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			   "RmaWin");
 	free(s_comm);
 	free(s_mpi);
-	for (uint32_t m = 0; m < cv->nmetrics; m++)
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteMetricMember(
-			       g, m, cv->metrics[m].name, s_empty, OTF2_METRIC_TYPE_USER,
-			       /* energy: a running total since the start, whose slope is power */
-			       cv->metrics[m].accumulated ? OTF2_METRIC_ACCUMULATED_START
-							  : OTF2_METRIC_ABSOLUTE_POINT,
-			       cv->metrics[m].is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
-			       OTF2_BASE_DECIMAL, 0, cv->metrics[m].unit),
-			   "MetricMember");
-	for (uint32_t m = 0; m < cv->nmetrics; m++) {
-		OTF2_MetricMemberRef member = m;
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteMetricClass(g, m, 1, &member,
-								 OTF2_METRIC_ASYNCHRONOUS,
-								 OTF2_RECORDER_KIND_ABSTRACT),
-			   "MetricClass");
-	}
+	write_metrics(cv, g, s_empty);
 	write_callsites(cv, g);
 	otf2_check(cv,
 		   OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_THREAD_ID, s_tid, s_tid_d,

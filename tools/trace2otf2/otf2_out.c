@@ -137,6 +137,45 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
 	return code;
 }
 
+/* Grows *a (of *cap entries) to hold index i, the new entries zero.  0, or -1. */
+static int grow_to(uint32_t **a, uint32_t *cap, uint32_t i)
+{
+	if (i < *cap)
+		return 0;
+	uint32_t c = *cap ? *cap : 16;
+	while (c <= i)
+		c *= 2;
+	uint32_t *n = realloc(*a, c * sizeof(*n));
+	if (!n)
+		return -1;
+	memset(n + *cap, 0, (c - *cap) * sizeof(*n));
+	*a = n;
+	*cap = c;
+	return 0;
+}
+
+OTF2_MetricRef otf2_class(struct cv *cv, uint32_t what)
+{
+	struct out *o = cv->out;
+	int papi = (what & CLASS_PAPI) != 0;
+	uint32_t i = what & ~CLASS_PAPI;
+	uint32_t **of = papi ? &o->class_of_papi : &o->class_of_metric;
+	uint32_t *cap = papi ? &o->of_papi_cap : &o->of_metric_cap;
+	if (grow_to(of, cap, i)) {
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MetricClass");
+		return 0;
+	}
+	if (!(*of)[i]) {
+		if (grow_to(&o->class_what, &o->classes_cap, o->nclasses)) {
+			otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MetricClass");
+			return 0;
+		}
+		o->class_what[o->nclasses++] = what;
+		(*of)[i] = o->nclasses;
+	}
+	return (OTF2_MetricRef)((*of)[i] - 1);
+}
+
 static int otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 {
 	struct out *o = calloc(1, sizeof(*o));
@@ -229,7 +268,8 @@ static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t,
 			v[i].unsigned_int = cv->cur_values[i];
 		}
 		otf2_check(cv,
-			   OTF2_EvtWriter_Metric(l->out, NULL, t, PAPI_CLASS(cv, cv->cur_papi - 1),
+			   OTF2_EvtWriter_Metric(l->out, NULL, t,
+						 otf2_class(cv, CLASS_PAPI | (cv->cur_papi - 1)),
 						 (uint8_t)ps->n, types, v),
 			   "Metric");
 		cv->cur_papi = 0;
@@ -639,7 +679,8 @@ static void metric(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t m, uint
 		memcpy(&v.floating_point, &raw, sizeof(double));
 	else
 		v.signed_int = (int64_t)raw;
-	otf2_check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, m, 1, &type, &v), "Metric");
+	otf2_check(cv, OTF2_EvtWriter_Metric(l->out, NULL, t, otf2_class(cv, m), 1, &type, &v),
+		   "Metric");
 }
 
 /* What Vampir shows as a measurement gap: Score-P writes the same around its recording off. */
@@ -812,6 +853,18 @@ static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
  * Comms: the processes' thread groups keep their numbers, the teams', MPI's and the GPU
  * windows' follow in one numbering; metrics: the samplers', then the PAPI classes.
  */
+/* The definitions' class of `what` (otf2_class): the metrics', then the PAPI sets'. */
+static uint32_t class_in_archive(struct cv *cv, uint32_t what)
+{
+	uint32_t x = what & ~CLASS_PAPI;
+	if (!cv->par)
+		return what & CLASS_PAPI ? cv->nmetrics + x : x;
+	const struct cv_maps *m = &cv->maps;
+	if (what & CLASS_PAPI)
+		return x < m->npapis ? m->global_nmetrics + m->papis[x] : x;
+	return x < m->nmetrics ? m->metrics[x] : x;
+}
+
 /* One mapping table, unless it maps every id to itself (OTF2 then wants none). */
 static void write_mapping(struct cv *cv, OTF2_DefWriter *d, OTF2_MappingType type,
 			  const uint32_t *map, uint32_t n)
@@ -849,7 +902,8 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
 	if ((m->nmetrics && !m->metrics) || (m->npapis && !m->papis) ||
 	    (m->ncomm_refs && !m->comm_refs))
 		return; /* cv_unify failed */
-	uint32_t nm = m->nmetrics + m->npapis, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
+	const struct out *o = cv->out;
+	uint32_t nm = o->nclasses, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
 	uint32_t *a = malloc(((nm > nc ? nm : nc) + 1) * sizeof(*a));
 	if (!a) {
 		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
@@ -862,9 +916,7 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
 	for (int k = 0; k < 2; k++) {
 		for (uint32_t i = 0; i < built[k].n; i++)
 			if (k == 0)
-				a[i] = i < m->nmetrics
-					   ? m->metrics[i]
-					   : m->global_nmetrics + m->papis[i - m->nmetrics];
+				a[i] = class_in_archive(cv, o->class_what[i]);
 			else
 				a[i] = i < cv->max_procs ? i
 							 : (uint32_t)cv->max_procs +
@@ -894,14 +946,22 @@ static int finish(struct cv *cv)
 			   "closing the markers");
 	otf2_check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
 	otf2_check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
+	uint32_t *classes = o->nclasses ? malloc(o->nclasses * sizeof(*classes)) : NULL;
+	for (uint32_t c = 0; classes && c < o->nclasses; c++)
+		classes[c] = class_in_archive(cv, o->class_what[c]);
+	if (o->nclasses && !classes)
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
 		if (d && cv->par)
 			write_mappings(cv, d);
+		else if (d && classes) /* serial: the metric classes alone */
+			write_mapping(cv, d, OTF2_MAPPING_METRIC, classes, o->nclasses);
 		if (d)
 			otf2_check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
 				   "closing a definition writer");
 	}
+	free(classes);
 	otf2_check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");
 	/* The global definitions: rank 0's, of the whole trace, in a parallel conversion. */
 	struct cv *defs = cv->par ? cv->global : cv;
@@ -939,8 +999,14 @@ static const char *otf2_error(struct cv *cv)
 
 static void otf2_free(struct cv *cv)
 {
+	struct out *o = cv->out;
 	OTF2_Error_RegisterCallback(NULL, NULL);
-	free(cv->out);
+	if (o) {
+		free(o->class_what);
+		free(o->class_of_metric);
+		free(o->class_of_papi);
+	}
+	free(o);
 	cv->out = NULL;
 }
 

@@ -17,8 +17,19 @@
 
 enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_CPU_TIME, ATTR_COUNT };
 
-/* PAPI metric classes and members: refs after the converter's own metrics. */
-#define PAPI_CLASS(cv, k) ((OTF2_MetricRef)((cv)->nmetrics + (k)))
+/*
+ * Metric classes.  A conversion meets metrics as it goes (the samplers', the annotation
+ * API's counters, the CPU a thread runs on), while the archive's definitions number the
+ * metrics' classes first, then one class per PAPI set: an event written before the last
+ * metric was met cannot know its class's number there.  The events name classes in the
+ * order of their first use instead, and each location's mapping table (Score-P writes
+ * them too) maps these to the definitions'.  What a class stands for: a metric id, or
+ * CLASS_PAPI | the index of a PAPI set.
+ */
+#define CLASS_PAPI 0x80000000u
+/* The class of `what` as the events name it (assigned at its first use); 0 and a failure
+ * kept (otf2_check) when out of memory. */
+OTF2_MetricRef otf2_class(struct cv *cv, uint32_t what);
 
 /* The converter's attributes (enum cv_attr_id), after ours (otf2_defs.c). */
 struct otf2_attr_def {
@@ -61,6 +72,10 @@ struct out {
 	OTF2_MarkerWriter *markers;
 	OTF2_AttributeList *attrs;
 	int marker_defined[CV_MARK_KINDS];
+	uint32_t *class_what; /* by class: what it stands for (see otf2_class) */
+	uint32_t nclasses, classes_cap;
+	uint32_t *class_of_metric, *class_of_papi; /* class + 1 (0: none yet) */
+	uint32_t of_metric_cap, of_papi_cap;
 	OTF2_ErrorCode error; /* the first failure */
 	const char *error_what;
 };
