@@ -327,7 +327,7 @@ static void write_class(struct cv *cv, OTF2_GlobalDefWriter *g, OTF2_MetricRef r
 /*
  * Metric members (the metrics', then each PAPI set's events: values since the thread's
  * start) and classes (the metrics' in order, then the PAPI sets'), which the events reach
- * through their locations' mapping tables (otf2_class in otf2_out.h).
+ * through their locations' mapping tables (CLASS_PAPI in otf2_out.h).
  */
 static void write_metrics(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_empty)
 {

@@ -154,7 +154,9 @@ static int grow_to(uint32_t **a, uint32_t *cap, uint32_t i)
 	return 0;
 }
 
-OTF2_MetricRef otf2_class(struct cv *cv, uint32_t what)
+/* The class of `what` as the events name it (otf2_out.h), assigned at its first use; 0 and
+ * a failure kept (otf2_check) when out of memory. */
+static OTF2_MetricRef otf2_class(struct cv *cv, uint32_t what)
 {
 	struct out *o = cv->out;
 	int papi = (what & CLASS_PAPI) != 0;
@@ -847,12 +849,6 @@ static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
 		   "ProgramEnd");
 }
 
-/*
- * A parallel conversion: this rank's events name its own ids; each of its locations' local
- * definitions maps them to the archive's (OTF2 mapping tables, as Score-P writes them).
- * Comms: the processes' thread groups keep their numbers, the teams', MPI's and the GPU
- * windows' follow in one numbering; metrics: the samplers', then the PAPI classes.
- */
 /* The definitions' class of `what` (otf2_class): the metrics', then the PAPI sets'. */
 static uint32_t class_in_archive(struct cv *cv, uint32_t what)
 {
@@ -863,6 +859,24 @@ static uint32_t class_in_archive(struct cv *cv, uint32_t what)
 	if (what & CLASS_PAPI)
 		return x < m->npapis ? m->global_nmetrics + m->papis[x] : x;
 	return x < m->nmetrics ? m->metrics[x] : x;
+}
+
+/* The map of the events' metric classes to the definitions', for every location; NULL
+ * when no event named one (or cv_unify failed: no maps at all). */
+static uint32_t *metric_map(struct cv *cv)
+{
+	const struct out *o = cv->out;
+	const struct cv_maps *m = &cv->maps;
+	if (!o->nclasses || (cv->par && ((m->nmetrics && !m->metrics) || (m->npapis && !m->papis))))
+		return NULL;
+	uint32_t *a = malloc(o->nclasses * sizeof(*a));
+	if (!a) {
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+		return NULL;
+	}
+	for (uint32_t c = 0; c < o->nclasses; c++)
+		a[c] = class_in_archive(cv, o->class_what[c]);
+	return a;
 }
 
 /* One mapping table, unless it maps every id to itself (OTF2 then wants none). */
@@ -883,8 +897,18 @@ static void write_mapping(struct cv *cv, OTF2_DefWriter *d, OTF2_MappingType typ
 	OTF2_IdMap_Free(m);
 }
 
-static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
+/*
+ * A parallel conversion: this rank's events name its own ids; each of its locations' local
+ * definitions maps them to the archive's (OTF2 mapping tables, as Score-P writes them).
+ * Comms: the processes' thread groups keep their numbers, the teams', MPI's and the GPU
+ * windows' follow in one numbering.  Metric classes: `classes` (metric_map), in a serial
+ * conversion too.
+ */
+static void write_mappings(struct cv *cv, OTF2_DefWriter *d, const uint32_t *classes)
 {
+	write_mapping(cv, d, OTF2_MAPPING_METRIC, classes, ((struct out *)cv->out)->nclasses);
+	if (!cv->par)
+		return;
 	const struct cv_maps *m = &cv->maps;
 	struct {
 		OTF2_MappingType type;
@@ -899,30 +923,19 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d)
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		write_mapping(cv, d, plain[i].type, plain[i].map, plain[i].n);
-	if ((m->nmetrics && !m->metrics) || (m->npapis && !m->papis) ||
-	    (m->ncomm_refs && !m->comm_refs))
+	if (m->ncomm_refs && !m->comm_refs)
 		return; /* cv_unify failed */
-	const struct out *o = cv->out;
-	uint32_t nm = o->nclasses, nc = (uint32_t)cv->max_procs + m->ncomm_refs;
-	uint32_t *a = malloc(((nm > nc ? nm : nc) + 1) * sizeof(*a));
+	uint32_t nc = (uint32_t)cv->max_procs + m->ncomm_refs;
+	uint32_t *a = malloc((nc + 1) * sizeof(*a));
 	if (!a) {
 		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
 		return;
 	}
-	struct {
-		OTF2_MappingType type;
-		uint32_t n;
-	} built[] = {{OTF2_MAPPING_METRIC, nm}, {OTF2_MAPPING_COMM, nc}};
-	for (int k = 0; k < 2; k++) {
-		for (uint32_t i = 0; i < built[k].n; i++)
-			if (k == 0)
-				a[i] = class_in_archive(cv, o->class_what[i]);
-			else
-				a[i] = i < cv->max_procs ? i
-							 : (uint32_t)cv->max_procs +
-							       m->comm_refs[i - cv->max_procs];
-		write_mapping(cv, d, built[k].type, a, built[k].n);
-	}
+	for (uint32_t i = 0; i < nc; i++)
+		a[i] = i < cv->max_procs
+			   ? i
+			   : (uint32_t)cv->max_procs + m->comm_refs[i - cv->max_procs];
+	write_mapping(cv, d, OTF2_MAPPING_COMM, a, nc);
 	free(a);
 }
 
@@ -946,20 +959,14 @@ static int finish(struct cv *cv)
 			   "closing the markers");
 	otf2_check(cv, OTF2_Archive_CloseEvtFiles(o->ar), "closing the event files");
 	otf2_check(cv, OTF2_Archive_OpenDefFiles(o->ar), "opening the definition files");
-	uint32_t *classes = o->nclasses ? malloc(o->nclasses * sizeof(*classes)) : NULL;
-	for (uint32_t c = 0; classes && c < o->nclasses; c++)
-		classes[c] = class_in_archive(cv, o->class_what[c]);
-	if (o->nclasses && !classes)
-		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+	uint32_t *classes = metric_map(cv);
 	for (size_t i = 0; i < cv->nlocs; i++) {
 		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(o->ar, cv->locs[i].id);
-		if (d && cv->par)
-			write_mappings(cv, d);
-		else if (d && classes) /* serial: the metric classes alone */
-			write_mapping(cv, d, OTF2_MAPPING_METRIC, classes, o->nclasses);
-		if (d)
-			otf2_check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
-				   "closing a definition writer");
+		if (!d)
+			continue;
+		write_mappings(cv, d, classes);
+		otf2_check(cv, OTF2_Archive_CloseDefWriter(o->ar, d),
+			   "closing a definition writer");
 	}
 	free(classes);
 	otf2_check(cv, OTF2_Archive_CloseDefFiles(o->ar), "closing the definition files");

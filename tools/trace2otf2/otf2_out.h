@@ -27,9 +27,6 @@ enum { ATTR_THREAD_ID, ATTR_CLOSED, ATTR_CALLSITE, ATTR_CALLPATH, ATTR_CPU_TIME,
  * CLASS_PAPI | the index of a PAPI set.
  */
 #define CLASS_PAPI 0x80000000u
-/* The class of `what` as the events name it (assigned at its first use); 0 and a failure
- * kept (otf2_check) when out of memory. */
-OTF2_MetricRef otf2_class(struct cv *cv, uint32_t what);
 
 /* The converter's attributes (enum cv_attr_id), after ours (otf2_defs.c). */
 struct otf2_attr_def {
