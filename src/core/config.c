@@ -83,8 +83,9 @@ const struct lt_option lt_options[] = {
      "runtime and NVIDIA's libraries included) where CUPTI loads and a GPU answers (auto), "
      "or only the wrappers of the shared CUDA runtime (off)."},
     {"LIBTRACE_CUPTI_LIB", LT_OPT_STRING, "", NULL,
-     "The CUPTI library to load. Default: the one beside the program's libcudart, else "
-     "libcupti.so.13, libcupti.so.12, libcupti.so."},
+     "The CUPTI library to load. Default: the one beside the program's libcudart or in "
+     "that toolkit's extras/CUPTI/lib64, else libcupti.so.13, libcupti.so.12, libcupti.so "
+     "on the loader's path, else in /usr/local/cuda's extras/CUPTI/lib64 or lib64."},
     {"LIBTRACE_TEST_CLOCK_SKEW", LT_OPT_DURATION, "0", NULL,
      "Tests only: a signed duration (e.g. -5ms) added to every clock reading of the "
      "process, to stand for another node's clock (MPI clock alignment tests)."},

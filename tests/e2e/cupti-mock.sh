@@ -24,7 +24,8 @@
 #  3. CUPTI refuses the subscription (39, another tool subscribed): meta `gpu_off cupti`
 #     says why, no GPU record, the program runs unchanged.
 #  4. The real libcupti (no driver here: 999) and a library that does not exist: `gpu_off`
-#     and an unchanged program.
+#     and an unchanged program.  Without LIBTRACE_CUPTI_LIB, CUPTI is found in the
+#     extras/CUPTI/lib64 of the toolkit whose libcudart the program uses.
 #  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
 #     records are all there.
 #  6. The name filters over the calls CUPTI reports (a kernel's launch and its run on the
@@ -320,6 +321,22 @@ real $REAL_CUPTI cuptiSubscribe:.x20999.x20CUPTI_ERROR_UNKNOWN
 none /nonexistent/libcupti.so cannot.x20load.x20CUPTI
 EOF
 [ -n "$REAL_CUPTI" ] || echo "no libcupti.so under $root: the real library not tried"
+
+# ---- 4b. found without LIBTRACE_CUPTI_LIB, where a CUDA toolkit keeps it ----
+# A toolkit's layout: lib64/libcudart.so.13 and extras/CUPTI/lib64/libcupti.so.13 (the
+# mock), nothing beside libcudart: the library finds CUPTI in the extras.
+tk=$WORK/toolkit
+mkdir -p "$tk/lib64" "$tk/extras/CUPTI/lib64"
+ln -sf "$CUDART" "$tk/lib64/libcudart.so.13"
+cp "$TESTBIN/libmock_cupti.so" "$tk/extras/CUPTI/lib64/libcupti.so.13"
+LIBTRACE_CUPTI_LIB= CUPTI_APP_MOCK=$tk/extras/CUPTI/lib64/libcupti.so.13 \
+	LD_PRELOAD="$LIB $tk/lib64/libcudart.so.13" LIBTRACE_OUTPUT=$WORK/extras.trace \
+	LIBTRACE_QUIET=1 "$APP" $N >/dev/null || fail "extras: the program failed ($?)"
+meta_has "$WORK/extras.trace" '^gpu cupti 130001$' ||
+	fail "extras: CUPTI not found in the toolkit's extras: $(grep -a gpu "$WORK"/extras.trace/*/meta)"
+acts=$("$DUMP" "$WORK/extras.trace" | grep -c ' GPU_ACTIVITY ')
+[ "$acts" = $((6 * N)) ] || fail "extras: $acts device records, expected $((6 * N))"
+echo "extras: CUPTI found in $tk/extras/CUPTI/lib64, $acts device records"
 
 # ---- 5. a child of fork leaving with _exit (a Python worker process) ----
 # CUPTI's threads stay in the parent: the child asks CUPTI nothing (its exit flush is

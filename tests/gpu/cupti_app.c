@@ -20,8 +20,9 @@
  * default) opens the driver inside the program's first call: libtrace starts CUPTI when a
  * CUDA library comes into the process.  The mock is then found with dlopen(RTLD_NOLOAD) of
  * the library named by LIBTRACE_CUPTI_LIB, which libtrace loaded (or which the untraced run
- * preloads).  Exit status: 0; 1 when CUDA_LIBRARY cannot be opened, or the library named
- * by LIBTRACE_CUPTI_LIB is not loaded or is not the mock; 2 bad usage.
+ * preloads), or by CUPTI_APP_MOCK when libtrace was left to find it.  Exit status: 0; 1 when
+ * CUDA_LIBRARY cannot be opened, or the library named by LIBTRACE_CUPTI_LIB is not loaded or is not
+ * the mock; 2 bad usage.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -83,12 +84,13 @@ int main(int argc, char **argv)
 	}
 	/* The same words whether the library is absent or is another one (the real CUPTI):
 	 * a traced and an untraced run must print the same. */
-	const char *lib = getenv("LIBTRACE_CUPTI_LIB");
+	const char *lib = getenv("CUPTI_APP_MOCK"); /* where libtrace found it by itself */
+	if (!lib || !*lib)
+		lib = getenv("LIBTRACE_CUPTI_LIB");
 	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	play = h ? (int (*)(const char *, int))dlsym(h, "mock_cupti_play") : NULL;
 	if (!play) {
-		fprintf(stderr, "cupti_app: the mock CUPTI (LIBTRACE_CUPTI_LIB=%s) is not loaded\n",
-			lib ? lib : "");
+		fprintf(stderr, "cupti_app: the mock CUPTI (%s) is not loaded\n", lib ? lib : "");
 		return 1;
 	}
 

@@ -10,7 +10,9 @@
  * the activity buffers and the device clock (private.h is what they share).
  *
  * Loading.  libcupti is opened with dlopen (LIBTRACE_CUPTI_LIB, else the one beside the
- * program's libcudart, else libcupti.so.13, .12, unversioned) and bound with dlsym: no link
+ * program's libcudart or in that toolkit's extras/CUPTI/lib64, else libcupti.so.13, .12,
+ * unversioned on the loader's path, else in /usr/local/cuda's extras/CUPTI/lib64 or
+ * lib64) and bound with dlsym: no link
  * dependency, and a program without CUDA never loads it.  It is started when the process
  * has CUDA: libcudart or libcuda loaded at start (cupti_init, from the constructor), or
  * dlopened later (a static cudart, nvcc's default, opens libcuda.so.1 inside its first
@@ -109,21 +111,31 @@ static void *open_cupti(char *tried_list, size_t len)
 	}
 	char dir[PATH_MAX] = "";
 	dl_iterate_phdr(has_lib, dir);
+	if (dir[0] == '-')
+		dir[0] = 0;
+	/* Beside the program's libcudart, in that toolkit's extras (where a toolkit installs
+	 * CUPTI), the loader's path, then the toolkit's default place. */
+	char extras[PATH_MAX + 32] = "";
+	if (dir[0])
+		snprintf(extras, sizeof(extras), "%s../extras/CUPTI/lib64/", dir);
+	const char *const dirs[] = {dir, extras, "", "/usr/local/cuda/extras/CUPTI/lib64/",
+				    "/usr/local/cuda/lib64/"};
 	static const char *const names[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
-	char path[PATH_MAX + 64];
+	char path[2 * PATH_MAX];
 	size_t used = 0;
-	for (int beside = dir[0] && dir[0] != '-'; beside >= 0 && !h; beside--)
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !h; d++) {
+		if (!dirs[d][0] && d != 2)
+			continue; /* no libcudart's folder: only the loader's path and the default
+				   */
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++) {
-			if (beside)
-				snprintf(path, sizeof(path), "%s%s", dir, names[i]);
-			else
-				snprintf(path, sizeof(path), "%s", names[i]);
+			snprintf(path, sizeof(path), "%s%s", dirs[d], names[i]);
 			int n =
 			    snprintf(tried_list + used, len - used, "%s%s", used ? ", " : "", path);
 			if (n > 0 && (size_t)n < len - used)
 				used += (size_t)n;
 			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		}
+	}
 	return h;
 }
 
@@ -143,10 +155,10 @@ static void after_fork_child(void)
 
 static void start(void)
 {
-	char names[1024] = "";
+	char names[2048] = "";
 	lib = open_cupti(names, sizeof(names));
 	if (!lib) {
-		char why[1200];
+		char why[2200];
 		snprintf(why, sizeof(why), "cannot load CUPTI (tried %s)", names);
 		off(why);
 		return;
