@@ -15,6 +15,8 @@
 #   - device times on the host timeline: each kernel or copy starts after its call's ENTER
 #     and ends before the LEAVE of the thread's next synchronising call; on a stream,
 #     kernels run in launch order without overlap;
+#   - with the shared cudart, every call of the program's has its call site (the wrappers
+#     note it for CUPTI); the static cudart's calls have none;
 #   - the leak report: the allocation the program never frees (8192 bytes per round).
 # Then converts with trace2otf2 where it was built (OTF2 libraries present) and checks the
 # archive with otf2-print and check_gpu_otf2.py.  BUILD_DIR: an existing build (e.g. one
@@ -52,9 +54,9 @@ for kind in static shared; do
 		continue
 	fi
 	"$build/trace-dump" "$trace" >"$work/$kind.dump"
-	python3 - "$work/$kind.dump" $threads $rounds <<'EOF' || status=1
+	python3 - "$work/$kind.dump" $threads $rounds $kind <<'EOF' || status=1
 import collections, re, sys
-dump, threads, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+dump, threads, rounds, cudart = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 calls, acts, problems = [], [], []
 stack = collections.defaultdict(list)
 for line in open(dump):
@@ -64,7 +66,9 @@ for line in open(dump):
     th, ts, kind = int(f[1]), int(f[2]), f[3]
     if kind == "GPU_ENTER":
         corr = int(re.search(r"corr=(\d+)", line).group(1))
-        stack[th].append(dict(thread=th, api=f[4], op=f[5], name=f[6].strip('"'), corr=corr, enter=ts, line=line))
+        at = re.search(r" at=(0x[0-9a-f]+)", line)
+        stack[th].append(dict(thread=th, api=f[4], op=f[5], name=f[6].strip('"'), corr=corr, enter=ts,
+                              at=at.group(1) if at else None, line=line))
     elif kind == "GPU_LEAVE" and stack[th]:
         c = stack[th].pop()
         c["leave"] = ts
@@ -91,6 +95,13 @@ for name, k in want.items():
     if got != k:
         problems.append("%s: %d calls recorded, the program made %d" % (name, got, k))
 launches = [c for c in calls if c["op"] == "launch"]
+# Call sites: the shared cudart's wrappers note them for CUPTI; a static cudart has none.
+wrapped = [c for c in calls if c["thread"] != 0 and (c["op"] == "launch" or any(
+    c["name"] == w or c["name"].startswith(w + "_v") for w in want))]
+sited = sum(1 for c in wrapped if c["at"])
+print("program calls with a call site: %d of %d" % (sited, len(wrapped)))
+if cudart == "shared" and sited != len(wrapped):
+    problems.append("%d of %d calls to the shared cudart have no call site" % (len(wrapped) - sited, len(wrapped)))
 if len(launches) != 2 * n:
     problems.append("%d launches recorded, the program made %d" % (len(launches), 2 * n))
 if any(c["rc"] for c in calls if c["thread"] != 0):

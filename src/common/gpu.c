@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * gpu.c - the table of kernel names shared by the CUDA and HIP layers (gpu.h).
+ * gpu.c - the table of kernel names shared by the CUDA and HIP layers (gpu.h), and the
+ * call site the cudart wrappers note for CUPTI.
  *
  * Keys are host addresses the program launches with: a kernel's host stub
  * (__cudaRegisterFunction, __hipRegisterFunction), a CUDA 13 kernel handle
@@ -22,6 +23,8 @@ struct kname {
 	const void *key;
 	const char *name;
 };
+
+__thread struct lt_caller lt_gpu_caller LT_TLS;
 
 static struct kname names[NAMES_SIZE];
 static struct lt_lock names_lock = LT_LOCK_INIT;

@@ -55,6 +55,15 @@ static inline int lt_gpu_filtered(struct lt_thread *t, uint32_t name, uint64_t k
 	return 1;
 }
 
+/*
+ * The program's call site of a CUDA runtime call while CUPTI records: CUPTI's callback runs
+ * deep inside the runtime, where the caller is out of reach, so the wrapper of the shared
+ * libcudart notes it here before it passes the call through, and clears it after; the
+ * callback of the outermost runtime call takes it (gpu.c).  A static cudart has no wrapper:
+ * its calls have no call site.
+ */
+extern LT_HIDDEN __thread struct lt_caller lt_gpu_caller LT_TLS;
+
 /* The GPU_LEAVE of a call; `made` (the allocated address, the created stream or event)
  * is written when not 0. */
 static inline void lt_gpu_leave(struct lt_thread *t, unsigned api, unsigned op, int rc,

@@ -8,8 +8,9 @@
  * These wrappers see only calls that go through the dynamic symbol table to a shared
  * libcudart, measure host time only, and need no driver: without a GPU every call returns
  * cudaErrorInsufficientDriver (35) and is still recorded with its arguments and error.
- * While CUPTI records (it claims module cuda: lt_claimed) they pass calls through untouched, so
- * that no call is recorded twice.
+ * While CUPTI records (it claims module cuda: lt_claimed) they pass calls through, so that
+ * no call is recorded twice, and only note where the program called from (lt_gpu_caller):
+ * CUPTI's record of the call carries that call site.
  *
  * The guard stays taken across the real call: what cudart does inside (its own locks, the
  * threads it starts) is not the program's.  No CUDA header is needed: the prototypes below
@@ -68,8 +69,10 @@ extern const struct lt_module lt_module_cuda;
 static struct lt_thread *call_begin(const char *name, unsigned op, uint64_t *w, unsigned n,
 				    const void *kernel, struct lt_caller c)
 {
-	if (lt_claimed(LT_MOD_CUDA))
+	if (lt_claimed(LT_MOD_CUDA)) {
+		lt_gpu_caller = c; /* for CUPTI's record of this call */
 		return NULL;
+	}
 	struct lt_thread *t = lt_begin(LT_MOD_CUDA);
 	if (!t)
 		return NULL;
@@ -97,6 +100,8 @@ static cuda_err call_end(struct lt_thread *t, unsigned op, cuda_err rc, uint64_t
 		lt_in_runtime = 0;
 		lt_finish(t);
 		errno = e;
+	} else {
+		lt_gpu_caller.ra = 0;
 	}
 	return rc;
 }

@@ -326,8 +326,15 @@ static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	    domain == CUPTI_CB_DOMAIN_RUNTIME_API ? LT_GPU_CUPTI_RUNTIME : LT_GPU_CUPTI_DRIVER;
 	uint32_t name = lt_string_id(t, d->functionName ? d->functionName : "?");
 	int out = lt_gpu_filtered(t, name, c.op == LT_GPU_OP_LAUNCH && c.n > 5 ? c.w[5] : 0);
+	/* The program's call site, where a wrapper of the shared cudart noted it (gpu.h). */
+	int site = 0;
+	if (!lt_cupti_cs.n && domain == CUPTI_CB_DOMAIN_RUNTIME_API && lt_gpu_caller.ra) {
+		lt_note_caller(t, lt_gpu_caller);
+		lt_gpu_caller.ra = 0;
+		site = 1;
+	}
 	if (!out)
-		lt_gpu_enter(t, api, c.op, name, d->correlationId, c.w, c.n, 0);
+		lt_gpu_enter(t, api, c.op, name, d->correlationId, c.w, c.n, site);
 	/* Where the made object will be, for the EXIT (CUPTI keeps the word for us). */
 	if (d->correlationData)
 		*d->correlationData = U(c.made);
