@@ -25,7 +25,8 @@
 #     says why, no GPU record, the program runs unchanged.
 #  4. The real libcupti (no driver here: 999) and a library that does not exist: `gpu_off`
 #     and an unchanged program.  Without LIBTRACE_CUPTI_LIB, CUPTI is found in the
-#     extras/CUPTI/lib64 of the toolkit whose libcudart the program uses.
+#     extras/CUPTI/lib64 of the toolkit whose libcudart the program uses.  Calls through
+#     the shared cudart's wrappers carry the program's call site.
 #  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
 #     records are all there.
 #  6. The name filters over the calls CUPTI reports (a kernel's launch and its run on the
@@ -337,6 +338,32 @@ meta_has "$WORK/extras.trace" '^gpu cupti 130001$' ||
 acts=$("$DUMP" "$WORK/extras.trace" | grep -c ' GPU_ACTIVITY ')
 [ "$acts" = $((6 * N)) ] || fail "extras: $acts device records, expected $((6 * N))"
 echo "extras: CUPTI found in $tk/extras/CUPTI/lib64, $acts device records"
+
+# ---- 4c. call sites: calls through the shared cudart's wrappers carry them ----
+# The program calls cudaMalloc twice and cudaFree once through the entry points the process
+# has: libtrace's wrappers, which pass them on (CUPTI records) to the mock's, which plays
+# them as CUPTI reports them.  Those three records carry the program's call site; the calls
+# the mock plays by itself after them (vector_add, on the same thread and on another) carry
+# none: no call site is left over.
+CUPTI_APP_CUDART=1 LD_PRELOAD="$LIB $TESTBIN/libmock_cupti.so $CUDART" \
+	LIBTRACE_OUTPUT=$WORK/sites.trace LIBTRACE_QUIET=1 "$APP" 1 >/dev/null ||
+	fail "sites: the program failed ($?)"
+meta_has "$WORK/sites.trace" '^gpu cupti 130001$' || fail "sites: CUPTI did not record"
+"$DUMP" "$WORK/sites.trace" >"$WORK/sites.dump"
+through=$(grep -E ' 0 [0-9]+ GPU_ENTER cupti-runtime (alloc "cudaMalloc"|free "cudaFree")' \
+	"$WORK/sites.dump" | head -3)
+[ "$(grep -c ' at=0x' <<<"$through")" = 3 ] ||
+	fail "sites: the calls through the wrappers have no call site: $through"
+played=$(grep -E ' [0-9]+ [0-9]+ GPU_ENTER ' "$WORK/sites.dump" | tail -n +4)
+[ -n "$played" ] || fail "sites: the mock's own calls are missing"
+grep -q ' at=0x' <<<"$played" && fail "sites: a call site on a call that had none: $(grep ' at=0x' <<<"$played" | head -1)"
+if [ $CONVERSIONS = 1 ]; then
+	"$CONVERT" "$WORK/sites.trace" -o "$WORK/sites.otf2" 2>"$WORK/sites.summary" ||
+		fail "sites: trace2otf2: $(cat "$WORK/sites.summary")"
+	grep -q 'by cudaMalloc at cudart_calls' "$WORK/sites.summary" ||
+		fail "sites: the leak report does not name the line: $(grep -a 'device memory' "$WORK/sites.summary")"
+fi
+echo "sites: $(grep -c ' at=0x' <<<"$through") calls through the wrappers with their call site, $(wc -l <<<"$played") played calls without"
 
 # ---- 5. a child of fork leaving with _exit (a Python worker process) ----
 # CUPTI's threads stay in the parent: the child asks CUPTI nothing (its exit flush is

@@ -1077,6 +1077,27 @@ static const struct {
     {"vector_add", vector_add},
 };
 
+/*
+ * Two entry points of a shared cudart, for a program that calls them through libtrace's
+ * wrappers (the mock preloaded after libtrace.so, cupti_app's CUPTI_APP_CUDART): each plays
+ * its call as CUPTI reports it, as player 255.
+ */
+static struct player through_cudart = {255, 255 + 7, 0, 0};
+
+cudaError_t CUDARTAPI cudaMalloc(void **ptr, size_t bytes)
+{
+	init();
+	*ptr = cuda_malloc(&through_cudart, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaFree(void *ptr)
+{
+	init();
+	cuda_free(ptr);
+	return cudaSuccess;
+}
+
 int mock_cupti_play(const char *scenario, int thread_no)
 {
 	init();
