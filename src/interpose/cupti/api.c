@@ -83,6 +83,13 @@ _Static_assert(offsetof(cudaFree_v3020_params, devPtr) == 0 &&
 		   offsetof(cudaFreeAsync_v11020_params, devPtr) == 0 &&
 		   offsetof(cudaFreeAsync_ptsz_v11020_params, devPtr) == 0,
 	       "a free's pointer is not its first parameter");
+/* The per-thread-stream variants take their plain function's parameters. */
+#define SAME_AS(t, u, a, b)                                                                  \
+	_Static_assert(offsetof(t, a) == offsetof(u, a) && offsetof(t, b) == offsetof(u, b), \
+		       #t " is not laid out as " #u)
+SAME_AS(cudaEventRecord_ptsz_v7000_params, cudaEventRecord_v3020_params, event, stream);
+SAME_AS(cudaStreamWaitEvent_ptsz_v7000_params, cudaStreamWaitEvent_v3020_params, stream, event);
+SAME_AS(cudaGraphLaunch_ptsz_v10000_params, cudaGraphLaunch_v10000_params, graphExec, stream);
 /* A cooperative launch takes cudaLaunchKernel's parameters. */
 _Static_assert(sizeof(cudaLaunchCooperativeKernel_v9000_params) ==
 		       sizeof(cudaLaunchKernel_v7000_params) &&
@@ -204,9 +211,42 @@ static void runtime_call(struct lt_thread *t, CUpti_CallbackId cbid, const CUpti
 	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
 		c->made = (void **)P(cudaStreamCreateWithFlags_v5000_params)->pStream;
 		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050:
+		c->made = (void **)P(cudaStreamCreateWithPriority_v5050_params)->pStream;
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020:
+		c->made = (void **)P(cudaEventCreate_v3020_params)->event;
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020:
+		c->made = (void **)P(cudaEventCreateWithFlags_v3020_params)->event;
+		break;
+	/* The same words as the cudart wrappers write (cuda.c). */
 	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
 		call_words(c, LT_GPU_OP_CALL, 2, U(P(cudaEventRecord_v3020_params)->event),
 			   U(P(cudaEventRecord_v3020_params)->stream), 0, 0, 0);
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+		call_words(c, LT_GPU_OP_CALL, 2, U(P(cudaStreamWaitEvent_v3020_params)->stream),
+			   U(P(cudaStreamWaitEvent_v3020_params)->event), 0, 0, 0);
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+	case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
+		call_words(c, LT_GPU_OP_CALL, 2, U(P(cudaGraphLaunch_v10000_params)->graphExec),
+			   U(P(cudaGraphLaunch_v10000_params)->stream), 0, 0, 0);
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050:
+		call_words(c, LT_GPU_OP_CALL, 1, U(P(cudaStreamDestroy_v5050_params)->stream), 0, 0,
+			   0, 0);
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
+		call_words(c, LT_GPU_OP_CALL, 1, U(P(cudaEventDestroy_v3020_params)->event), 0, 0,
+			   0, 0);
+		break;
+	case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020:
+		call_words(c, LT_GPU_OP_CALL, 1, (unsigned)P(cudaSetDevice_v3020_params)->device, 0,
+			   0, 0, 0);
 		break;
 	default:
 		break;
