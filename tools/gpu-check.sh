@@ -18,7 +18,8 @@
 #   - with the shared cudart, every call of the program's has its call site (the wrappers
 #     note it for CUPTI); the static cudart's calls have none;
 #   - the leak report: the allocation the program never frees (8192 bytes per round).
-# Then converts with trace2otf2 where it was built (OTF2 libraries present) and checks the
+# Then asynchronous CUDA: graphs, pinned copies, stream-ordered allocation (cuda_async.cu).
+# Converts with trace2otf2 where it was built (OTF2 libraries present) and checks the
 # archive with otf2-print and check_gpu_otf2.py.  BUILD_DIR: an existing build (e.g. one
 # carried to the GPU machine) or where to configure one (default build-gpu).
 set -euo pipefail
@@ -158,5 +159,60 @@ EOF
 		fi
 	fi
 done
+
+# Asynchronous CUDA (tests/programs/cuda_async.cu, static cudart): the same results traced;
+# one kernel record per launch that ran (3) and per graph node per graph launch (2 x 3),
+# none for the launches captured into the graph; a graph's kernels joined to their
+# cudaGraphLaunch, which names the graph and the stream; the event wait names its stream
+# and event; the pinned copies (2 of 256 KiB); the stream-ordered allocation and free.
+echo "== asynchronous CUDA: cuda_async 3"
+exe=$work/cuda_async
+"$nvcc" -O2 -o "$exe" tests/programs/cuda_async.cu
+"$exe" 3 >"$work/async.plain" || status=1
+LD_PRELOAD=$lib LIBTRACE_OUTPUT=$work/async.trace LIBTRACE_QUIET=1 "$exe" 3 >"$work/async.out" ||
+	status=1
+cmp -s "$work/async.plain" "$work/async.out" || {
+	echo "PROBLEM: cuda_async printed otherwise traced"
+	status=1
+}
+cat "$work/async.out"
+"$build/trace-dump" "$work/async.trace" >"$work/async.dump"
+python3 - "$work/async.dump" <<'EOF' || status=1
+import collections, re, sys
+calls, acts, problems = {}, [], []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 6 and f[3] == "GPU_ENTER" and f[4] == "cupti-runtime":
+        corr = int(re.search(r"corr=(\d+)", line).group(1))
+        calls[corr] = dict(name=f[6].strip('"'), enter=int(f[2]), line=line.strip())
+    elif len(f) > 4 and f[3] == "GPU_ACTIVITY":
+        g = dict(kind=f[4], line=line.strip())
+        for k in ("corr", "start", "bytes"):
+            m = re.search(r"\b%s=(\d+)" % k, line)
+            g[k] = int(m.group(1)) if m else None
+        acts.append(g)
+kernels = [a for a in acts if a["kind"] == "kernel"]
+by_call = collections.Counter(calls[a["corr"]]["name"] if a["corr"] in calls else "?" for a in kernels)
+print("kernel records by call:", dict(by_call))
+if by_call.get("cudaGraphLaunch") != 6 or sum(by_call.values()) != 9:
+    problems.append("kernels: %s, expected 3 launches and 6 from cudaGraphLaunch" % dict(by_call))
+for a in kernels:
+    c = calls.get(a["corr"])
+    if c and a["start"] < c["enter"]:
+        problems.append("a kernel starts before its call: " + c["line"])
+copies = [a for a in acts if a["kind"] == "copy"]
+if len(copies) != 2 or any(a["bytes"] != 262144 for a in copies):
+    problems.append("copies: %s" % [a["line"] for a in copies])
+for name, what in (("cudaGraphLaunch", "obj=0x[1-9a-f]"), ("cudaStreamWaitEvent", "obj=0x[1-9a-f]"),
+                   ("cudaMallocAsync", 'mem="stream-ordered device"'),
+                   ("cudaFreeAsync", 'mem="stream-ordered device"')):
+    lines = [c["line"] for c in calls.values() if c["name"] == name]
+    if not lines or not all(re.search(what, l) for l in lines):
+        problems.append("%s: %s" % (name, lines[:1] or "not recorded"))
+for p in problems:
+    print("PROBLEM:", p)
+print("gpu-check async: %s" % ("ok" if not problems else "%d problems" % len(problems)))
+sys.exit(1 if problems else 0)
+EOF
 echo "gpu-check: traces and dumps in $work"
 exit $status
