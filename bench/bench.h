@@ -27,6 +27,21 @@ static inline void bench_pin(int cpu)
 		fprintf(stderr, "bench: cannot pin to CPU %d\n", cpu);
 }
 
+/* ITERS and REPS from argv[1] and argv[2] (`iters`, `reps` hold the defaults); 0, after a
+ * usage line, when they are out of range. */
+static inline int bench_args(int argc, char **argv, long *iters, int *reps)
+{
+	if (argc > 1)
+		*iters = atol(argv[1]);
+	if (argc > 2)
+		*reps = atoi(argv[2]);
+	if (*iters < 10 || *reps < 1 || *reps > BENCH_MAX_REPS) {
+		fprintf(stderr, "usage: %s [ITERS >= 10 [REPS <= %d]]\n", argv[0], BENCH_MAX_REPS);
+		return 0;
+	}
+	return 1;
+}
+
 static inline double bench_now(void)
 {
 	struct timespec ts;

@@ -53,12 +53,10 @@ static void kernel(void)
 
 int main(int argc, char **argv)
 {
-	long iters = argc > 1 ? atol(argv[1]) : 20000;
-	int reps = argc > 2 ? atoi(argv[2]) : 11;
-	if (iters < 10 || reps < 1 || reps > BENCH_MAX_REPS) {
-		fprintf(stderr, "usage: %s [ITERS >= 10 [REPS <= %d]]\n", argv[0], BENCH_MAX_REPS);
+	long iters = 20000;
+	int reps = 11;
+	if (!bench_args(argc, argv, &iters, &reps))
 		return 2;
-	}
 	bench_pin(0);
 	static char host[4096];
 	void *dev = NULL;
