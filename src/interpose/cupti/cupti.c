@@ -11,14 +11,13 @@
  *
  * Loading.  libcupti is opened with dlopen (LIBTRACE_CUPTI_LIB, else the one beside the
  * program's libcudart or in that toolkit's extras/CUPTI/lib64, else libcupti.so.13, .12,
- * unversioned on the loader's path, else in /usr/local/cuda's extras/CUPTI/lib64 or
- * lib64) and bound with dlsym: no link
- * dependency, and a program without CUDA never loads it.  It is started when the process
- * has CUDA: libcudart or libcuda loaded at start (cupti_init, from the constructor), or
- * dlopened later (a static cudart, nvcc's default, opens libcuda.so.1 inside its first
- * call).  Any failure (no driver: cuptiSubscribe says 999; another tool subscribed
- * already: 39) is written to the meta file once (`gpu_off cupti ...`) and CUDA stays with
- * the cudart wrappers (cuda.c).  While CUPTI records, those pass calls through.
+ * unversioned on the loader's path, else in /usr/local/cuda's extras/CUPTI/lib64 or lib64)
+ * and bound with dlsym: no link dependency, and a program without CUDA never loads it.  It is
+ * started when the process has CUDA: libcudart or libcuda loaded at start (cupti_init, from the
+ * constructor), or dlopened later (a static cudart, nvcc's default, opens libcuda.so.1 inside its
+ * first call).  Any failure (no driver: cuptiSubscribe says 999; another tool subscribed already:
+ * 39) is written to the meta file once (`gpu_off cupti ...`) and CUDA stays with the cudart
+ * wrappers (cuda.c).  While CUPTI records, those pass calls through.
  *
  * API callbacks arrive on the calling thread at the call's ENTER and EXIT.  Runtime calls
  * are recorded (GPU_ENTER/LEAVE, LT_GPU_CUPTI_RUNTIME); a driver call is recorded only
@@ -111,22 +110,23 @@ static void *open_cupti(char *tried_list, size_t len)
 	}
 	char dir[PATH_MAX] = "";
 	dl_iterate_phdr(has_lib, dir);
-	if (dir[0] == '-')
-		dir[0] = 0;
-	/* Beside the program's libcudart, in that toolkit's extras (where a toolkit installs
-	 * CUPTI), the loader's path, then the toolkit's default place. */
-	char extras[PATH_MAX + 32] = "";
-	if (dir[0])
+	/* Beside the program's libcudart and in that toolkit's extras (where a toolkit keeps
+	 * CUPTI), on the loader's path (""), then in the toolkit's default place. */
+	char extras[PATH_MAX + 32];
+	const char *dirs[5];
+	size_t nd = 0;
+	if (dir[0] && dir[0] != '-') {
 		snprintf(extras, sizeof(extras), "%s../extras/CUPTI/lib64/", dir);
-	const char *const dirs[] = {dir, extras, "", "/usr/local/cuda/extras/CUPTI/lib64/",
-				    "/usr/local/cuda/lib64/"};
+		dirs[nd++] = dir;
+		dirs[nd++] = extras;
+	}
+	dirs[nd++] = "";
+	dirs[nd++] = "/usr/local/cuda/extras/CUPTI/lib64/";
+	dirs[nd++] = "/usr/local/cuda/lib64/";
 	static const char *const names[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
 	char path[2 * PATH_MAX];
 	size_t used = 0;
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !h; d++) {
-		if (!dirs[d][0] && d != 2)
-			continue; /* no libcudart's folder: only the loader's path and the default
-				   */
+	for (size_t d = 0; d < nd && !h; d++) {
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++) {
 			snprintf(path, sizeof(path), "%s%s", dirs[d], names[i]);
 			int n =
