@@ -17,6 +17,9 @@
 #  5. The name filters: LIBTRACE_EXCLUDE over call and kernel names, and LIBTRACE_INCLUDE
 #     keeping one kernel's launches alone, each run held against the unfiltered one
 #     (gpu_filters in lib.sh).
+#  6. tests/programs/cuda_async.cu (tools/gpu-check.sh's graphs and pinned copies), shared
+#     cudart: it stops at its first failed calls, the same traced, and those 7 calls are
+#     recorded in order with their error.
 . "$(dirname "$0")/lib.sh"
 SHARED=$TESTBIN/cuda_calls_shared
 STATIC=$TESTBIN/cuda_calls_static
@@ -115,4 +118,15 @@ echo "modules without cuda: nothing recorded; LIBTRACE_CUPTI=off: the wrappers r
 
 # ---- 5. name filters ----
 gpu_filters cuda 'cudaMemcpy*,_Z5scale*' "$SHARED" 2 1
+
+# ---- 6. asynchronous CUDA, no GPU: the first calls fail, the program stops there ----
+ASYNC=$TESTBIN/cuda_async_shared
+[ -x "$ASYNC" ] || fail "cuda_async_shared was not built beside the other CUDA programs"
+same_behaviour async "$ASYNC" 3
+calls=$("$DUMP" "$WORK/async.trace" | awk '$4 == "GPU_ENTER" { printf "%s ", $7 }')
+want='"cudaMallocHost" "cudaMalloc" "cudaMalloc" "cudaStreamCreate" "cudaStreamCreate" "cudaStreamCreate" "cudaEventCreate" '
+[ "$calls" = "$want" ] || fail "cuda_async: recorded $calls"
+rcs=$("$DUMP" "$WORK/async.trace" | awk '$4 == "GPU_LEAVE"' | grep -c ' rc=35\b')
+[ "$rcs" = 7 ] || fail "cuda_async: $rcs of 7 calls failed with 35"
+echo "cuda_async: its 7 calls recorded in order, each failed with 35"
 echo ok
