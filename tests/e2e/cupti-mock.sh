@@ -26,7 +26,9 @@
 #  4. The real libcupti (no driver here: 999) and a library that does not exist: `gpu_off`
 #     and an unchanged program.  Without LIBTRACE_CUPTI_LIB, CUPTI is found in the
 #     extras/CUPTI/lib64 of the toolkit whose libcudart the program uses.  Calls through
-#     the shared cudart's wrappers carry the program's call site.
+#     the shared cudart's wrappers carry the program's call site.  Started paused and
+#     resumed by LIBTRACE_TOGGLE_SIGNAL: CUPTI is there, the paused calls' device work is not
+#     written.
 #  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
 #     records are all there.
 #  6. The name filters over the calls CUPTI reports (a kernel's launch and its run on the
@@ -364,6 +366,24 @@ if [ $CONVERSIONS = 1 ]; then
 		fail "sites: the leak report does not name the line: $(grep -a 'device memory' "$WORK/sites.summary")"
 fi
 echo "sites: $(grep -c ' at=0x' <<<"$through") calls through the wrappers with their call site, $(wc -l <<<"$played") played calls without"
+
+# ---- 4d. started paused, resumed by the toggle signal ----
+# CUPTI starts although recording is paused; the calls the main thread makes before the
+# signal and what the device did for them are not recorded (their activity records come
+# with the threads' buffers, after the resume), the threads' calls are, all of them.
+CUPTI_APP_TOGGLE=12 LIBTRACE_START_PAUSED=1 LIBTRACE_TOGGLE_SIGNAL=SIGUSR2 LD_PRELOAD=$LIB \
+	LIBTRACE_OUTPUT=$WORK/paused.trace LIBTRACE_QUIET=1 "$APP" $N "$DRIVER" >/dev/null ||
+	fail "paused: the program failed ($?)"
+meta_has "$WORK/paused.trace" '^gpu cupti 130001$' ||
+	fail "paused: CUPTI not started: $(grep -a gpu "$WORK"/paused.trace/*/meta)"
+"$DUMP" "$WORK/paused.trace" >"$WORK/paused.dump"
+main_calls=$(grep -cE '^[^ ]+ 0 [0-9]+ GPU_ENTER ' "$WORK/paused.dump" || true)
+calls=$(grep -c ' GPU_ENTER ' "$WORK/paused.dump" || true)
+acts=$(grep -c ' GPU_ACTIVITY ' "$WORK/paused.dump" || true)
+[ "$main_calls" = 0 ] || fail "paused: $main_calls calls recorded while paused"
+[ "$calls" = $((9 * N)) ] || fail "paused: $calls calls recorded, expected $((9 * N))"
+[ "$acts" = $((6 * N)) ] || fail "paused: $acts device records, expected $((6 * N)) (the threads')"
+echo "paused: CUPTI started paused; after the resume $calls calls and $acts device records, none of the paused calls'"
 
 # ---- 5. a child of fork leaving with _exit (a Python worker process) ----
 # CUPTI's threads stay in the parent: the child asks CUPTI nothing (its exit flush is

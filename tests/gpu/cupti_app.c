@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -112,6 +113,13 @@ int main(int argc, char **argv)
 	/* Then this thread plays the scenario too (as player 254): its calls have no call site
 	 * of their own, and must not get one left over from the calls before. */
 	if (getenv("CUPTI_APP_CUDART") && (cudart_calls() || play(SCENARIO, 254)))
+		return 1;
+
+	/* CUPTI_APP_TOGGLE=SIGNO: this thread plays the scenario (as player 200) before the
+	 * threads start, then sends itself SIGNO (a run started paused, LIBTRACE_TOGGLE_SIGNAL:
+	 * the first play is not recorded, the threads' are). */
+	const char *toggle = getenv("CUPTI_APP_TOGGLE");
+	if (toggle && (play(SCENARIO, 200) || raise(atoi(toggle))))
 		return 1;
 
 	struct job jobs[MAX_THREADS];

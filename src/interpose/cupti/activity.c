@@ -142,12 +142,21 @@ static void put_activity(struct lt_thread *t, unsigned kind, uint32_t arg, uint6
 	lt_commit(t);
 }
 
+/* The call was made while recording was paused: its device work is not written. */
+static int paused_call(uint32_t corr)
+{
+	return corr && __atomic_load_n(&lt_cupti_paused_corr[corr & (ALIAS_SIZE - 1)],
+				       __ATOMIC_RELAXED) == corr;
+}
+
 static void activity(struct lt_thread *t, const CUpti_Activity *a)
 {
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const void *)a;
+		if (paused_call(k->correlationId))
+			break;
 		uint32_t name = k->name ? lt_string_id(t, k->name) : 0;
 		if (name && lt_str_skip(name))
 			break; /* a kernel the name filters leave out: its launch was counted */
@@ -162,6 +171,8 @@ static void activity(struct lt_thread *t, const CUpti_Activity *a)
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const void *)a;
+		if (paused_call(m->correlationId) || paused_call(m->runtimeCorrelationId))
+			break;
 		uint64_t bytes = m->bytes;
 		put_activity(t, LT_GPU_ACT_COPY, copy_kind(m->copyKind), m->start, m->end,
 			     device_of(m->contextId, m->deviceId, 1), m->contextId, m->streamId,
@@ -171,6 +182,8 @@ static void activity(struct lt_thread *t, const CUpti_Activity *a)
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const void *)a;
+		if (paused_call(m->correlationId))
+			break;
 		uint64_t bytes = m->bytes;
 		put_activity(t, LT_GPU_ACT_SET, 0, m->start, m->end,
 			     device_of(m->contextId, m->deviceId, 1), m->contextId, m->streamId,
@@ -179,6 +192,8 @@ static void activity(struct lt_thread *t, const CUpti_Activity *a)
 	}
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
 		const CUpti_ActivitySynchronization2 *s = (const void *)a;
+		if (paused_call(s->correlationId))
+			break;
 		put_activity(t, LT_GPU_ACT_SYNC, (uint32_t)s->type, s->start, s->end,
 			     device_of(s->contextId, 0, 0), s->contextId, s->streamId,
 			     s->correlationId, 0, NULL);
@@ -213,6 +228,11 @@ void CUPTIAPI lt_cupti_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t 
 		int saved = lt_tls_guard;
 		lt_tls_guard = 0;
 		t = lt_begin(LT_MOD_CUDA);
+		if (!t && lt_recording_paused(LT_MOD_CUDA) && lt_self && !lt_self->guard) {
+			/* Paused: the device work of the calls made before the pause is written. */
+			t = lt_self;
+			lt_guard_take(t);
+		}
 		lt_tls_guard = saved;
 		took = t != NULL;
 		quiet = saved != 0;

@@ -12,6 +12,7 @@
 
 __thread struct lt_cupti_calls lt_cupti_cs LT_TLS;
 uint64_t lt_cupti_corr_alias[ALIAS_SIZE];
+uint32_t lt_cupti_paused_corr[ALIAS_SIZE];
 
 static int exit_hook;	       /* lt_cupti_flush_at_exit is registered */
 static uint64_t last_flush_ns; /* the last flush after a synchronising call */
@@ -355,8 +356,12 @@ static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (lt_cupti_cs.n == OPEN_MAX)
 		return;
 	struct lt_thread *t = lt_cupti_cs.n ? lt_cupti_cs.t : lt_begin(LT_MOD_CUDA);
-	if (!t)
+	if (!t) {
+		if (lt_recording_paused(LT_MOD_CUDA))
+			__atomic_store_n(&lt_cupti_paused_corr[d->correlationId & (ALIAS_SIZE - 1)],
+					 d->correlationId, __ATOMIC_RELAXED);
 		return;
+	}
 	struct call c = {0};
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 		runtime_call(t, cbid, d, &c);

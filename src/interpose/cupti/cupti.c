@@ -223,8 +223,9 @@ static void start_once(void)
 {
 	if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (lt_setting("LIBTRACE_CUPTI") == 1 /* off */ || !(lt_active & LT_MOD_CUDA))
-		return;
+	if (lt_setting("LIBTRACE_CUPTI") == 1 /* off */ ||
+	    (!(lt_active & LT_MOD_CUDA) && !lt_recording_paused(LT_MOD_CUDA)))
+		return; /* (started paused, CUPTI must be there when recording resumes) */
 	/* Loading CUPTI is the tracer's doing, not the program's: nothing it does is traced. */
 	struct lt_thread *t = lt_self;
 	long guard = t ? t->guard : 0;

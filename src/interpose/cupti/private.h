@@ -65,6 +65,11 @@ extern LT_HIDDEN __thread struct lt_cupti_calls lt_cupti_cs LT_TLS; /* api.c */
 #define ALIAS_SIZE 65536u
 extern LT_HIDDEN uint64_t lt_cupti_corr_alias[ALIAS_SIZE]; /* api.c */
 
+/* The correlation ids of the calls made while recording was paused (ltr_trace_pause,
+ * LIBTRACE_START_PAUSED, LIBTRACE_TOGGLE_SIGNAL), runtime and driver alike: what the device
+ * did for them is not written either, whenever CUPTI hands it over.  Slot corr % size. */
+extern LT_HIDDEN uint32_t lt_cupti_paused_corr[ALIAS_SIZE]; /* api.c */
+
 /* api.c: CUPTI's callback for the API calls (cuptiSubscribe). */
 LT_HIDDEN void CUPTIAPI lt_cupti_on_callback(void *userdata, CUpti_CallbackDomain domain,
 					     CUpti_CallbackId cbid, const void *data);
