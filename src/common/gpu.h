@@ -20,6 +20,17 @@
 #define LT_GPU_ARGS_MAX 6
 
 /*
+ * LIBTRACE_MIN_DURATION applies to the calls that give the device no work of their own
+ * (queries, stream and event management, synchronisations): a shorter one leaves no
+ * records.  Launches, copies, sets, allocations and frees always stay: their device records
+ * and the leak report are joined to them.
+ */
+static inline int lt_gpu_shortable(unsigned op)
+{
+	return op == LT_GPU_OP_CALL || op == LT_GPU_OP_SYNC;
+}
+
+/*
  * Writes the GPU_ENTER of a call: `args` are the op's words p[1..n] (n <= 6), trailing
  * zeros may be left out.  The call site noted in t (LT_NOTE_CALLER) goes last when
  * `callsite` is set.
@@ -27,6 +38,7 @@
 static inline void lt_gpu_enter(struct lt_thread *t, unsigned api, unsigned op, uint32_t name,
 				uint64_t corr, const uint64_t *args, unsigned n, int callsite)
 {
+	uint64_t *at = t->pos;
 	uint64_t ts = lt_now();
 	uint64_t ra = callsite ? lt_callsite(t, ts) : 0;
 	unsigned w = 3 + n + (ra != 0);
@@ -38,6 +50,8 @@ static inline void lt_gpu_enter(struct lt_thread *t, unsigned api, unsigned op, 
 	if (ra)
 		p[3 + n] = ra;
 	lt_commit(t);
+	if (lt_gpu_shortable(op))
+		lt_short_open(t, at);
 }
 
 /*
@@ -69,6 +83,8 @@ extern LT_HIDDEN __thread struct lt_caller lt_gpu_caller LT_TLS;
 static inline void lt_gpu_leave(struct lt_thread *t, unsigned api, unsigned op, int rc,
 				uint64_t made)
 {
+	if (lt_gpu_shortable(op) && lt_short_close(t))
+		return; /* shorter than LIBTRACE_MIN_DURATION: the enter is taken back */
 	if (made)
 		lt_emit1(t, LT_REC_GPU_LEAVE, api | op << 4, (uint32_t)rc, made);
 	else

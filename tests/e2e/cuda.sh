@@ -11,7 +11,8 @@
 #  2. The static build (nvcc's default): the program is unchanged, nothing is recorded of
 #     CUDA (its cudart is invisible without CUPTI) and the meta file says why.
 #  3. LIBTRACE_MODULES without cuda: no GPU record; LIBTRACE_CUPTI=off: the wrappers still
-#     record and CUPTI is never loaded.
+#     record and CUPTI is never loaded.  LIBTRACE_MIN_DURATION leaves out the short calls
+#     that give the device no work, and counts them; the rest stays.
 #  4. No undefined CUDA, CUPTI or HIP symbol in libtrace.so: LD_BIND_NOW=1 runs of programs
 #     without CUDA work.
 #  5. The name filters: LIBTRACE_EXCLUDE over call and kernel names, and LIBTRACE_INCLUDE
@@ -115,6 +116,19 @@ n=$("$DUMP" "$WORK/nocupti" | grep -c GPU_ENTER)
 [ "$n" -eq 37 ] || fail "LIBTRACE_CUPTI=off: $n calls recorded, expected 37"
 grep -aq 'gpu_off cupti' "$WORK"/nocupti/*/meta && fail "LIBTRACE_CUPTI=off still tried CUPTI"
 echo "modules without cuda: nothing recorded; LIBTRACE_CUPTI=off: the wrappers record, no CUPTI"
+
+# ---- 3b. LIBTRACE_MIN_DURATION: short plain calls and syncs go, the device's work stays ----
+# Without a driver every call returns at once: of each thread's 18 calls the 8 that give
+# the device no work (stream and event management, the three synchronisations) leave no
+# records and are counted; its allocations, frees, copies, sets and launches stay.
+LIBTRACE_MIN_DURATION=1ms LIBTRACE_CUPTI=off traced "$WORK/short" "$SHARED" 2 1 >/dev/null ||
+	fail "run with LIBTRACE_MIN_DURATION"
+kept=$("$DUMP" "$WORK/short" | awk '$4 == "GPU_ENTER" && $2 != 0 { print $6 }' | sort | uniq -c |
+	awk '{ printf "%s=%s ", $2, $1 }')
+[ "$kept" = "alloc=6 copy=4 free=4 launch=4 set=2 " ] || fail "LIBTRACE_MIN_DURATION kept: $kept"
+short=$(grep -ah '^dropped [12] 0 ' "$WORK"/short/*/meta | awk '{ s += $4 } END { print s }')
+[ "$short" = 16 ] || fail "LIBTRACE_MIN_DURATION: $short short calls counted, expected 16"
+echo "min-duration: kept $kept; 16 short calls counted"
 
 # ---- 5. name filters ----
 gpu_filters cuda 'cudaMemcpy*,_Z5scale*' "$SHARED" 2 1
