@@ -18,7 +18,8 @@
 #   - with the shared cudart, every call of the program's has its call site (the wrappers
 #     note it for CUPTI); the static cudart's calls have none;
 #   - the leak report: the allocation the program never frees (8192 bytes per round).
-# Then asynchronous CUDA: graphs, pinned copies, stream-ordered allocation (cuda_async.cu).
+# Then asynchronous CUDA: graphs, pinned copies, stream-ordered allocation (cuda_async.cu),
+# and recording less: started paused, LIBTRACE_MIN_DURATION.
 # Converts with trace2otf2 where it was built (OTF2 libraries present) and checks the
 # archive with otf2-print and check_gpu_otf2.py.  BUILD_DIR: an existing build (e.g. one
 # carried to the GPU machine) or where to configure one (default build-gpu).
@@ -214,5 +215,30 @@ for p in problems:
 print("gpu-check async: %s" % ("ok" if not problems else "%d problems" % len(problems)))
 sys.exit(1 if problems else 0)
 EOF
+
+# Recording less (static cudart, 2 threads x 1 round): started paused and never resumed,
+# CUPTI starts and nothing of CUDA is written, the device's work included; with
+# LIBTRACE_MIN_DURATION=1s the calls that give the device no work go, the rest stays with
+# its device runs (4 kernels, 4 copies, 2 sets).
+echo "== recording less: LIBTRACE_START_PAUSED=1, LIBTRACE_MIN_DURATION=1s"
+LIBTRACE_START_PAUSED=1 LD_PRELOAD=$lib LIBTRACE_OUTPUT=$work/paused.trace LIBTRACE_QUIET=1 \
+	"$work/cuda_calls_static" 2 1 >/dev/null || status=1
+n=$("$build/trace-dump" "$work/paused.trace" | grep -c ' GPU_' || true)
+if ! grep -aq '^gpu cupti' "$work"/paused.trace/*/meta || [ "$n" != 0 ]; then
+	echo "PROBLEM: started paused: $n GPU records, meta: $(grep -ah '^gpu' "$work"/paused.trace/*/meta)"
+	status=1
+fi
+LIBTRACE_MIN_DURATION=1s LD_PRELOAD=$lib LIBTRACE_OUTPUT=$work/short.trace LIBTRACE_QUIET=1 \
+	"$work/cuda_calls_static" 2 1 >/dev/null || status=1
+"$build/trace-dump" "$work/short.trace" >"$work/short.dump"
+ops=$(awk '$4 == "GPU_ENTER" && $2 != 0 { print $6 }' "$work/short.dump" | sort | uniq -c |
+	awk '{ printf "%s=%s ", $2, $1 }')
+runs=$(awk '$4 == "GPU_ACTIVITY" && $5 != "sync" { print $5 }' "$work/short.dump" | sort |
+	uniq -c | awk '{ printf "%s=%s ", $2, $1 }')
+echo "min-duration: calls kept on the threads: $ops; device runs: $runs"
+if [ "$ops" != "alloc=6 copy=4 free=4 launch=4 set=2 " ] || [ "$runs" != "copy=4 kernel=4 set=2 " ]; then
+	echo "PROBLEM: LIBTRACE_MIN_DURATION kept other calls or lost device runs"
+	status=1
+fi
 echo "gpu-check: traces and dumps in $work"
 exit $status
