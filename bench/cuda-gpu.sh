@@ -53,8 +53,9 @@ run() {
 }
 
 cfgs="untraced cupti wrappers module-off static-untraced static-cupti"
+shuffle='import random, sys; c = sys.argv[2:]; random.Random(int(sys.argv[1])).shuffle(c); print(*c)'
 for round in $(seq "$rounds"); do
-	for cfg in $(python3 -c 'import random, sys; c = sys.argv[2:]; random.Random(int(sys.argv[1])).shuffle(c); print(*c)' "$round" $cfgs); do
+	for cfg in $(python3 -c "$shuffle" "$round" $cfgs); do
 		run $cfg
 	done
 done
