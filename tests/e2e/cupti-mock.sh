@@ -28,7 +28,8 @@
 #     extras/CUPTI/lib64 of the toolkit whose libcudart the program uses.  Calls through
 #     the shared cudart's wrappers carry the program's call site.  Started paused and
 #     resumed by LIBTRACE_TOGGLE_SIGNAL: CUPTI is there, the paused calls' device work is not
-#     written.
+#     written.  The program's own cuptiSubscribe gets CUPTI, as untraced: libtrace hands it
+#     over and keeps what it recorded.
 #  5. A forked child that leaves with _exit: it asks CUPTI nothing, the parent's device
 #     records are all there.
 #  6. The name filters over the calls CUPTI reports (a kernel's launch and its run on the
@@ -384,6 +385,25 @@ acts=$(grep -c ' GPU_ACTIVITY ' "$WORK/paused.dump" || true)
 [ "$calls" = $((9 * N)) ] || fail "paused: $calls calls recorded, expected $((9 * N))"
 [ "$acts" = $((6 * N)) ] || fail "paused: $acts device records, expected $((6 * N)) (the threads')"
 echo "paused: CUPTI started paused; after the resume $calls calls and $acts device records, none of the paused calls'"
+
+# ---- 4e. the program subscribes to CUPTI itself (a profiler of its own) ----
+# CUPTI takes one subscriber: the program's must get it, as untraced, and see the same
+# callbacks; libtrace hands CUPTI over (the meta file says so) and keeps what it recorded
+# before: every call of the threads and the device's work for them.
+LIB="$LIB $MOCK" LD_PRELOAD=$MOCK CUPTI_APP_SUBSCRIBE=1 same_behaviour own "$APP" $N "$DRIVER" \
+	>"$WORK/same.log"
+grep -q 'exit status 0$' "$WORK/same.log" || fail "own: $(cat "$WORK/same.log" "$WORK/plain.err")"
+grep -q '^own subscriber: cuptiSubscribe 0$' "$WORK/traced.out" ||
+	fail "own: the program's subscription: $(grep 'own subscriber' "$WORK/traced.out")"
+meta_has "$WORK/own.trace" '^gpu cupti 130001$' || fail "own: CUPTI did not record first"
+meta_has "$WORK/own.trace" '^gpu_off cupti handed.x20over' ||
+	fail "own: the meta file does not say CUPTI was handed over"
+"$DUMP" "$WORK/own.trace" >"$WORK/own.dump"
+calls=$(grep -c ' GPU_ENTER ' "$WORK/own.dump" || true)
+acts=$(grep -c ' GPU_ACTIVITY ' "$WORK/own.dump" || true)
+[ "$calls" = $((9 * N)) ] && [ "$acts" = $((6 * N)) ] ||
+	fail "own: $calls calls and $acts device records kept, expected $((9 * N)) and $((6 * N))"
+echo "own: $(grep 'callbacks' "$WORK/traced.out"), as untraced; the $calls calls and $acts device records before kept"
 
 # ---- 5. a child of fork leaving with _exit (a Python worker process) ----
 # CUPTI's threads stay in the parent: the child asks CUPTI nothing (its exit flush is

@@ -80,6 +80,34 @@ __attribute__((noinline)) int cudart_calls(void)
 	return 0;
 }
 
+/* CUPTI_APP_SUBSCRIBE=1: after the threads, the program subscribes to CUPTI itself (as
+ * PyTorch's profiler does) through the global cuptiSubscribe, enables the runtime API
+ * domain (2) and plays the scenario once more (as player 201); it prints what its
+ * subscription gave and how many callbacks it had.  CUPTI's ABI, without its header. */
+static int own_callbacks;
+
+static void own_callback(void *userdata, int domain, unsigned cbid, const void *data)
+{
+	(void)userdata, (void)domain, (void)cbid, (void)data;
+	__atomic_add_fetch(&own_callbacks, 1, __ATOMIC_RELAXED);
+}
+
+static int own_subscriber(void *mock)
+{
+	int (*subscribe)(void **, void (*)(void *, int, unsigned, const void *), void *) =
+	    (int (*)(void **, void (*)(void *, int, unsigned, const void *), void *))dlsym(
+		RTLD_DEFAULT, "cuptiSubscribe");
+	int (*enable)(unsigned, void *, int) =
+	    (int (*)(unsigned, void *, int))dlsym(mock, "cuptiEnableDomain");
+	void *subscriber = NULL;
+	int r = subscribe && enable ? subscribe(&subscriber, own_callback, NULL) : -1;
+	printf("own subscriber: cuptiSubscribe %d\n", r);
+	if (r == 0 && (enable(1, subscriber, 2) || play(SCENARIO, 201)))
+		return 1;
+	printf("own subscriber: %d callbacks\n", own_callbacks);
+	return 0;
+}
+
 static void *run(void *arg)
 {
 	struct job *j = arg;
@@ -139,6 +167,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cupti_app: the mock does not know the scenario %s\n", SCENARIO);
 		return 1;
 	}
+
+	if (getenv("CUPTI_APP_SUBSCRIBE") && own_subscriber(h))
+		return 1;
 
 	/* CUPTI_APP_FORK=1: a child that leaves at once with _exit, as a Python worker
 	 * process does (CUPTI must not be asked anything there: its threads stayed here). */

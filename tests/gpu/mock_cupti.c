@@ -630,6 +630,15 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 	return CUPTI_SUCCESS;
 }
 
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	init();
+	if (kind <= CUPTI_ACTIVITY_KIND_INVALID || kind >= CUPTI_ACTIVITY_KIND_COUNT)
+		return CUPTI_ERROR_INVALID_KIND;
+	__atomic_store_n(&act.enabled[kind], 0, __ATOMIC_RELAXED);
+	return CUPTI_SUCCESS;
+}
+
 CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
 	init();

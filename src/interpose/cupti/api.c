@@ -13,6 +13,8 @@
 __thread struct lt_cupti_calls lt_cupti_cs LT_TLS;
 uint64_t lt_cupti_corr_alias[ALIAS_SIZE];
 uint32_t lt_cupti_paused_corr[ALIAS_SIZE];
+int lt_cupti_in_calls;
+int lt_cupti_handing_over;
 
 static int exit_hook;	       /* lt_cupti_flush_at_exit is registered */
 static uint64_t last_flush_ns; /* the last flush after a synchronising call */
@@ -362,6 +364,15 @@ static void api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 					 d->correlationId, __ATOMIC_RELAXED);
 		return;
 	}
+	if (!lt_cupti_cs.n) {
+		/* An outermost call: counted while under way, none begins during a hand-over. */
+		__atomic_add_fetch(&lt_cupti_in_calls, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&lt_cupti_handing_over, __ATOMIC_SEQ_CST)) {
+			__atomic_sub_fetch(&lt_cupti_in_calls, 1, __ATOMIC_SEQ_CST);
+			lt_finish(t);
+			return;
+		}
+	}
 	struct call c = {0};
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 		runtime_call(t, cbid, d, &c);
@@ -442,6 +453,7 @@ static void api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		}
 		lt_in_runtime = 0;
 		lt_finish(t);
+		__atomic_sub_fetch(&lt_cupti_in_calls, 1, __ATOMIC_SEQ_CST);
 	}
 }
 

@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "private.h"
 
@@ -153,6 +154,10 @@ static void after_fork_child(void)
 	set_active(0);
 }
 
+static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+					   CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+					   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+
 static void start(void)
 {
 	char names[2048] = "";
@@ -192,9 +197,6 @@ static void start(void)
 		return;
 	}
 	set_active(1); /* from here on CUPTI sees the calls: the wrappers step aside */
-	static const CUpti_ActivityKind kinds[] = {
-	    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-	    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 	const char *failed = NULL;
 	if ((r = lt_cupti.cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API)) ||
 	    (r = lt_cupti.cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API)))
@@ -283,6 +285,50 @@ static void cupti_flush(void)
 	lt_tls_guard--;
 	if (t)
 		t->guard = guard;
+}
+
+/*
+ * The program's own CUPTI subscriber (a profiler it runs: PyTorch's, a tool of its own).
+ * CUPTI takes one subscriber per process, and the program comes first: libtrace.so exports
+ * cuptiSubscribe, and a call of the program's that reaches it while CUPTI records for us
+ * hands CUPTI over.  New calls are no longer recorded through CUPTI, the ones under way end
+ * (100 ms at most), our device records are flushed, our activity kinds disabled, and we
+ * unsubscribe; from then on the cudart wrappers record (a shared cudart), and the meta file
+ * says when.  Then the program's call goes on to its libcupti.
+ */
+static void hand_over(void)
+{
+	if (!active || lt_cupti_forked || lt_cupti_ended)
+		return;
+	__atomic_store_n(&lt_cupti_handing_over, 1, __ATOMIC_SEQ_CST);
+	int mine = lt_cupti_cs.n != 0; /* (this thread's own call, if it is in one) */
+	for (int i = 0; i < 10000 && __atomic_load_n(&lt_cupti_in_calls, __ATOMIC_SEQ_CST) > mine;
+	     i++) {
+		struct timespec ts = {0, 10000};
+		nanosleep(&ts, NULL);
+	}
+	cupti_flush();
+	for (size_t i = 0; lt_cupti.cuptiActivityDisable && i < sizeof(kinds) / sizeof(kinds[0]);
+	     i++)
+		lt_cupti.cuptiActivityDisable(kinds[i]);
+	lt_cupti.cuptiUnsubscribe(subscriber);
+	set_active(0);
+	off("handed over to the program's own CUPTI subscriber: from here on the program's");
+}
+
+LT_EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber_out,
+					      CUpti_CallbackFunc callback, void *userdata)
+{
+	static CUptiResult(CUPTIAPI * real)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	if (!real)
+		real = lt_dlsym_next("cuptiSubscribe", NULL);
+	if (!real)
+		real =
+		    lt_cupti.cuptiSubscribe; /* found through our symbol: the library we loaded */
+	if (!real)
+		return CUPTI_ERROR_NOT_INITIALIZED;
+	hand_over();
+	return real(subscriber_out, callback, userdata);
 }
 
 LT_MODULE(cupti) = {

@@ -25,6 +25,7 @@
 	  (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))       \
 	X(cuptiActivityRegisterTimestampCallback, (CUpti_TimestampCallbackFunc))       \
 	X(cuptiActivityEnable, (CUpti_ActivityKind))                                   \
+	X(cuptiActivityDisable, (CUpti_ActivityKind))                                  \
 	X(cuptiActivityFlushAll, (uint32_t))                                           \
 	X(cuptiActivityGetNextRecord, (uint8_t *, size_t, CUpti_Activity **))          \
 	X(cuptiActivityGetNumDroppedRecords, (CUcontext, uint32_t, size_t *))          \
@@ -43,6 +44,11 @@ extern LT_HIDDEN int lt_cupti_ended;
 extern LT_HIDDEN int lt_cupti_forked;
 /* The flush at exit, registered by api.c after the first call. */
 LT_HIDDEN void lt_cupti_flush_at_exit(void);
+
+/* Outermost API calls under way in the process (api.c), and the hand-over of CUPTI to the
+ * program's own subscriber under way (cupti.c): no new call is recorded then. */
+extern LT_HIDDEN int lt_cupti_in_calls;
+extern LT_HIDDEN int lt_cupti_handing_over;
 
 /* The calls open on this thread, outermost first. */
 #define OPEN_MAX 8
