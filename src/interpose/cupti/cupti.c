@@ -302,9 +302,10 @@ static void hand_over(void)
 		return;
 	__atomic_store_n(&lt_cupti_handing_over, 1, __ATOMIC_SEQ_CST);
 	int mine = lt_cupti_cs.n != 0; /* (this thread's own call, if it is in one) */
-	for (int i = 0; i < 10000 && __atomic_load_n(&lt_cupti_in_calls, __ATOMIC_SEQ_CST) > mine;
-	     i++) {
-		struct timespec ts = {0, 10000};
+	uint64_t until = lt_clock_mono_ns() + 100000000;
+	while (__atomic_load_n(&lt_cupti_in_calls, __ATOMIC_SEQ_CST) > mine &&
+	       lt_clock_mono_ns() < until) {
+		struct timespec ts = {0, 20000};
 		nanosleep(&ts, NULL);
 	}
 	cupti_flush();
