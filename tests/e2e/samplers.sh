@@ -39,12 +39,21 @@ printf '%s\n' "00400000 default file=/bin/x mapped=3 N0=3 kernelpagesize_kB=4" \
 	"7f1000000000 default huge anon=1 dirty=1 N1=1 kernelpagesize_kB=2048" >"$R/proc/self/numa_maps"
 ln -s /proc/self/task "$R/proc/self/task" # the cpu sampler's threads are real ones
 
-# steady runs 1 s; at 0.3 s the package counter wraps (999000 -> 2000: +3000 uJ), the DRAM
-# one gains exactly 1 J, and the hwmon sensor goes away.
+# steady runs 2 s; once the samplers' first readings are in (the live trace shows them),
+# the package counter wraps (999000 -> 2000: +3000 uJ), the DRAM one gains exactly 1 J, and
+# the hwmon sensor goes away.  (A fixed delay here lost the race on a loaded machine.)
 T=$WORK/fake.trace
-LIBTRACE_SYSFS_ROOT=$R traced "$T" "$TESTBIN/steady" 2 100 1 >/dev/null &
+LIBTRACE_SYSFS_ROOT=$R traced "$T" "$TESTBIN/steady" 2 100 2 >/dev/null &
 pid=$!
-sleep 0.3
+for _ in $(seq 300); do
+	"$DUMP" --sampler "$T" 2>/dev/null >"$WORK/live.dump" || true
+	grep -q 'METRIC "RAPL package-0 dram"' "$WORK/live.dump" &&
+		grep -q 'METRIC "coretemp Package id 0"' "$WORK/live.dump" && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.05
+done
+grep -q 'METRIC "coretemp Package id 0"' "$WORK/live.dump" ||
+	fail "no first readings of the samplers while the program ran"
 printf '2000\n' >"$R/sys/class/powercap/intel-rapl:0/energy_uj"
 printf '1005000\n' >"$R/sys/class/powercap/intel-rapl:0:0/energy_uj"
 rm "$R/sys/class/hwmon/hwmon0/temp1_input"
