@@ -64,7 +64,8 @@ otf2-marker "$WORK/lost.otf2/traces.otf2" | grep -q '12345 events lost: the thre
 # and marked.
 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/kill.trace LIBTRACE_QUIET=1 "$TESTBIN/steady" 2 20000 60 &
 pid=$!
-sleep 0.5
+live_threads "$WORK/kill.trace" 3 $pid
+sleep 0.2
 kill -KILL $pid
 wait $pid 2>/dev/null
 converted "$WORK/kill.trace" "$WORK/kill.otf2" --processes 1 --locations 3 --created 2 \

@@ -24,6 +24,20 @@ traced() {
 	LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$dir LIBTRACE_QUIET=${LIBTRACE_QUIET:-1} "$@"
 }
 
+# live_threads TRACE N PID: waits (15 s at most) until the live trace of the running process
+# PID shows records of N threads, so that a test that kills it knows what it killed; a
+# fixed delay loses that race on a loaded machine.
+live_threads() {
+	local n=0
+	for _ in $(seq 300); do
+		n=$("$DUMP" "$1" 2>/dev/null | awk '{ print $1, $2 }' | sort -u | wc -l)
+		[ "$n" -ge "$2" ] && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "the running process showed $n threads, expected $2"
+}
+
 # same_behaviour NAME CMD...: runs CMD plain and traced (each in a scratch directory with
 # the same inputs, prepared by the caller in $WORK/in), compares stdout, stderr, exit status
 # and the files the program leaves behind.  The trace goes to $WORK/NAME.trace.

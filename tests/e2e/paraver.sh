@@ -102,7 +102,8 @@ prv "$WORK/procs.trace" "$WORK/procs" --expect-tasks "$n"
 # A killed process: converted up to its death, with its truncation marker.
 LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/kill.trace LIBTRACE_QUIET=1 "$TESTBIN/steady" 2 20000 60 &
 pid=$!
-sleep 0.5
+live_threads "$WORK/kill.trace" 3 $pid
+sleep 0.2
 kill -KILL $pid
 wait $pid 2>/dev/null
 prv "$WORK/kill.trace" "$WORK/kill" --expect-threads 3 --expect-events 69000012:*=1 \
