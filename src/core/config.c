@@ -61,6 +61,11 @@ const struct lt_option lt_options[] = {
      "Comma-separated samplers: energy (RAPL), temperature (hwmon, thermal zones), memory "
      "(resident set, memory per NUMA node), cpu (each thread's CPU and NUMA node); or all, "
      "none. A sampler whose source is missing says so once and stays off."},
+    {"LIBTRACE_SAMPLER_START", LT_OPT_CHOICE, "threaded", "threaded|now",
+     "When the sampler thread starts: threaded, once the process has a second thread (its "
+     "first pthread_create, or the writer's when the trace fills a chunk), so that a "
+     "single-threaded process that records little stays single-threaded, without samples; "
+     "now, with the process."},
     {"LIBTRACE_SYSFS_ROOT", LT_OPT_STRING, "", NULL,
      "Directory that stands for / when the samplers read their sources (/sys, /proc): a "
      "fake tree for tests. The runtime's own reads never move."},
@@ -122,6 +127,7 @@ enum {
 	OPT_SAMPLE_PERIOD,
 	OPT_STACK_SAMPLING,
 	OPT_SAMPLERS,
+	OPT_SAMPLER_START,
 	OPT_SYSFS_ROOT,
 	OPT_PAPI_EVENTS,
 	OPT_PAPI_MODULES,
@@ -415,11 +421,12 @@ static int apply(size_t i, const char *v)
 		lt_cfg.clock = c - 1; /* auto -1, tsc 0, monotonic 1: enum lt_clock_kind */
 		return 0;
 	}
-	case OPT_KOKKOS_FENCE: {
+	case OPT_KOKKOS_FENCE:
+	case OPT_SAMPLER_START: {
 		int c = parse_choice(v, o->choices);
 		if (c < 0)
 			return -1;
-		SET(i).num = (unsigned)c; /* auto, on, off */
+		SET(i).num = (unsigned)c; /* its choices' index */
 		return 0;
 	}
 	case OPT_SAMPLE_PERIOD:
@@ -614,6 +621,9 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
 		break;
 	}
+	case OPT_SAMPLER_START:
+		snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "now" : "threaded");
+		break;
 	case OPT_QUIET:
 		snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
 		break;

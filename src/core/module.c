@@ -95,9 +95,31 @@ void lt_modules_started(int forked)
 	EACH(started, forked);
 }
 
+/* The process has had a second thread (0 again in the child of fork, which has one). */
+static int threaded;
+
 void lt_modules_fork_child(void)
 {
+	__atomic_store_n(&threaded, 0, __ATOMIC_RELEASE);
 	EACH(fork_child);
+}
+
+int lt_process_is_threaded(void)
+{
+	return __atomic_load_n(&threaded, __ATOMIC_ACQUIRE);
+}
+
+void lt_process_threaded(void)
+{
+	if (__atomic_load_n(&threaded, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&threaded, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* Before init is over, `started` finds the flag set instead. */
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
+		return;
+	lt_tls_guard++;
+	EACH(threaded);
+	lt_tls_guard--;
 }
 
 void lt_dlopened(const char *name, void *handle)

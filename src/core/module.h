@@ -142,6 +142,10 @@ static inline uint64_t lt_now(void)
 	return lt_clock_mono_ns();
 }
 
+/* writer.c: the attributes of a helper thread (the writer, a module's): every signal blocked,
+ * the CPUs the process could use at its start.  0, or pthread_attr_init's error. */
+LT_HIDDEN int lt_helper_attr_init(pthread_attr_t *attr);
+
 /* buffer.c: the encoder's slow half, and the helper threads stepping aside. */
 LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);
 /* The tracer's helper threads (the writer, the modules' threads) stopped and gone, for a call that
@@ -598,6 +602,13 @@ struct lt_module {
 	 * tracer), then stop (wait: may wait a bounded time for a thread of its own). */
 	void (*end_flush)(void);
 	void (*end_stop)(int wait);
+	/* The process has a second thread now: the program's first pthread_create (or its
+	 * runtime's), or the writer thread, started when the trace fills a chunk.  Once per
+	 * process (again in the child of fork), never from a signal handler: a module may start
+	 * a helper thread of its own here, so that a single-threaded process that records
+	 * little stays single-threaded.  If that happened before init was over, it is not
+	 * called: `started` asks lt_process_is_threaded() instead. */
+	void (*threaded)(void);
 	/* A thread starts (after THREAD_BEGIN, guard held) or ends (before THREAD_END). */
 	void (*thread_start)(struct lt_thread *t);
 	void (*thread_end)(struct lt_thread *t);
@@ -624,6 +635,11 @@ static inline union lt_local *lt_local(struct lt_thread *t, const struct lt_modu
 	return &t->local[m - __start_lt_modules];
 }
 
+/* The process gets a second thread (the pthread_create wrapper, traced or not, and the writer
+ * thread's start): the modules' threaded hooks, the first time.  Not from a signal handler. */
+LT_HIDDEN void lt_process_threaded(void);
+/* Non-zero once the process has had a second thread (see the threaded hook). */
+LT_HIDDEN int lt_process_is_threaded(void);
 /* Calls the modules' dlopened hooks (the dlopen wrapper, traced or not). */
 LT_HIDDEN void lt_dlopened(const char *name, void *handle);
 /* The calling thread t changed its own CPU affinity: the thread_moved hooks.  A wrapper

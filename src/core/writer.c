@@ -25,7 +25,7 @@ static struct {
 	uint64_t cpu_now;  /* of the running one, as it last read it */
 } W;
 
-/* The CPUs the process could use at start, before a runtime pinned its threads: the writer
+/* The CPUs the process could use at start, before a runtime pinned its threads: a helper
  * runs on any of them rather than on the core of the thread that happened to start it. */
 static cpu_set_t start_cpus;
 static int start_cpus_ok;
@@ -36,6 +36,20 @@ static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *
 void lt_buf_writer_init(void)
 {
 	start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
+}
+
+int lt_helper_attr_init(pthread_attr_t *attr)
+{
+	int err = pthread_attr_init(attr);
+	if (err)
+		return err;
+	/* The program's signals must never be delivered to a helper. */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_attr_setsigmask_np(attr, &all);
+	if (start_cpus_ok)
+		pthread_attr_setaffinity_np(attr, sizeof(start_cpus), &start_cpus);
+	return 0;
 }
 
 void lt_buf_writer_after_fork(void)
@@ -67,6 +81,9 @@ static void *writer_main(void *arg)
 {
 	(void)arg;
 	lt_tls_guard = 1; /* nothing this thread does is traced */
+	/* The process has two threads now: a module's helper may start (from here, with the
+	 * priority the process has, not the writer's). */
+	lt_process_threaded();
 	/* The lowest priority: woken on a program's CPU, it does not preempt the program (which
 	 * cost a lock+unlock pair 35 -> 46 ns in bursts on 2 CPUs once the writer packs); where
 	 * no CPU is left for it, the threads copy their own chunks out (the block policy). */
@@ -101,14 +118,8 @@ static void writer_start(void)
 	if (!real_pthread_create_fn)
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
 	pthread_attr_t attr;
-	sigset_t all;
-	sigfillset(&all);
 	int err = -1;
-	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
-		/* The program's signals must never be delivered to the writer. */
-		pthread_attr_setsigmask_np(&attr, &all);
-		if (start_cpus_ok)
-			pthread_attr_setaffinity_np(&attr, sizeof(start_cpus), &start_cpus);
+	if (real_pthread_create_fn && lt_helper_attr_init(&attr) == 0) {
 		/* Joinable: lt_writer_pause waits until the kernel has let it go. */
 		err = real_pthread_create_fn(&W.writer, &attr, writer_main, NULL);
 		pthread_attr_destroy(&attr);

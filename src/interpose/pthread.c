@@ -257,6 +257,7 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 			     void *(*fn)(void *), void *restrict arg)
 {
 	LT_RESOLVE(pthread_create, NULL);
+	lt_process_threaded(); /* a load and a branch after the first time */
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (!t)
 		return lt_in_runtime ? create_quiet(th, attr, fn, arg)

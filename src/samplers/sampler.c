@@ -7,11 +7,14 @@
  *
  * The thread is created with the real pthread_create (the program's thread list does not
  * change), blocks every signal, never takes a lock the program could hold, and stops at
- * process end.  Its state word says whether it is at work (BUSY: starting, sampling) or
- * idle between two samples, or not begun yet (RUNNING); the end_stop hook takes an idle
- * sampler over (TAKEN: the thread will touch nothing more, its end is written by the
- * exiting thread, nobody waits for it to be scheduled) and waits for a busy one a bounded
- * time (100 ms), so that exit is never blocked.  After fork the child starts a sampler of
+ * process end.  It starts when the process gets its second thread (the threaded hook: the
+ * program's first pthread_create, or the writer's start once the trace fills a chunk), so a
+ * single-threaded process that records little stays single-threaded (ARMED until then;
+ * LIBTRACE_SAMPLER_START=now starts it with the process).  Its state word says whether it is at
+ * work (BUSY: starting, sampling) or idle between two samples, or not begun yet (RUNNING); the
+ * end_stop hook takes an idle sampler over (TAKEN: the thread will touch nothing more, its end is
+ * written by the exiting thread, nobody waits for it to be scheduled) and waits for a busy one a
+ * bounded time (100 ms), so that exit is never blocked.  After fork the child starts a sampler of
  * its own.
  */
 #define _GNU_SOURCE
@@ -34,12 +37,15 @@ static const struct smp_ops *const all_ops[] = {&smp_rapl, &smp_thermal, &smp_me
 #define NOPS (sizeof(all_ops) / sizeof(all_ops[0]))
 
 /*
- * IDLE -> RUNNING <-> BUSY (only the thread moves between these two), then STOPPING -> DONE
+ * IDLE -> ARMED (waiting for a second thread) -> RUNNING, or ARMED -> IDLE at the end;
+ * RUNNING <-> BUSY (only the thread moves between these two), then STOPPING -> DONE
  * (asked while busy, or from a signal handler: the thread ends itself), RUNNING -> TAKEN
  * (taken over while idle: the stopping thread ends it), and RUNNING or BUSY -> PAUSING ->
  * PAUSED -> RUNNING.
  */
-enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED, S_BUSY, S_TAKEN };
+enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED, S_BUSY, S_TAKEN, S_ARMED };
+
+enum { START_THREADED = 0, START_NOW }; /* LIBTRACE_SAMPLER_START */
 
 #define SAMPLER_INDEX 0xfffffff0u /* the sampler thread's index (meta "sampler") */
 
@@ -50,6 +56,7 @@ static struct {
 	int any;	     /* some sampler is on */
 	struct lt_thread *t; /* its state in the trace, kept across a pause */
 	pthread_t th;	     /* the thread now (joinable, for sampler_pause) */
+	uint64_t armed_ns;   /* when it was armed (CLOCK_MONOTONIC) */
 } S;
 
 int lt_cpu_records;
@@ -273,6 +280,7 @@ void smp_off(const char *name, const char *fmt, ...)
 
 static void sampler_end(void);
 static void sampler_spawn(void);
+static void sampler_threaded(void);
 
 /* The thread's move from `from` to `to`; false when another thread changed the state. */
 static int sampler_move(uint32_t from, uint32_t to)
@@ -418,13 +426,29 @@ static void sampler_start(int forked)
 	(void)forked;
 	if (!lt_setting("LIBTRACE_SAMPLE_PERIOD") || !samplers())
 		return;
-	if (!real_pthread_create_fn)
-		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
 	/* An index of its own, far above the program's: theirs stay 0, 1, 2... in order of
 	 * creation, with or without samplers. */
 	S.index = SAMPLER_INDEX;
+	if (lt_setting("LIBTRACE_SAMPLER_START") == START_NOW) {
+		__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
+		sampler_threaded();
+		return;
+	}
+	S.armed_ns = lt_clock_mono_ns();
+	__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
+	/* A thread created before init was over did not call the hook. */
+	if (lt_process_is_threaded())
+		sampler_threaded();
+}
+
+/* The process has a second thread (or LIBTRACE_SAMPLER_START=now): an armed sampler starts. */
+static void sampler_threaded(void)
+{
+	uint32_t expected = S_ARMED;
+	if (!__atomic_compare_exchange_n(&S.state, &expected, S_RUNNING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
 	lt_meta_line(LT_META_SAMPLER " %u", S.index);
-	__atomic_store_n(&S.state, S_RUNNING, __ATOMIC_RELEASE);
 	sampler_spawn();
 }
 
@@ -432,12 +456,13 @@ static void sampler_start(int forked)
 static void sampler_spawn(void)
 {
 	pthread_attr_t attr;
-	sigset_t all;
-	sigfillset(&all);
 	int err = -1;
 	pthread_t th;
-	if (real_pthread_create_fn && pthread_attr_init(&attr) == 0) {
-		pthread_attr_setsigmask_np(&attr, &all); /* the program's signals are not ours */
+	if (!real_pthread_create_fn)
+		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
+	/* No signal of the program's; the CPUs of the process's start, not those of the thread
+	 * that happens to start it. */
+	if (real_pthread_create_fn && lt_helper_attr_init(&attr) == 0) {
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		err = real_pthread_create_fn(&th, &attr, sampler_main, NULL);
 		pthread_attr_destroy(&attr);
@@ -481,6 +506,18 @@ static void sampler_resume(void)
 
 static void sampler_stop(int wait)
 {
+	uint32_t armed = S_ARMED;
+	if (__atomic_compare_exchange_n(&S.state, &armed, S_IDLE, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		/* Never started.  Said where it would have sampled: a process shorter than a
+		 * period has no samples anyway. */
+		uint64_t period = lt_setting("LIBTRACE_SAMPLE_PERIOD");
+		if (lt_clock_mono_ns() - S.armed_ns >= period)
+			lt_meta_escaped2(LT_META_SAMPLER_OFF, "all",
+					 "not started: the process stayed single-threaded "
+					 "(LIBTRACE_SAMPLER_START=now samples such a process)");
+		return;
+	}
 	for (;;) {
 		uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
 		/* Paused, or idle (not begun, or between samples) and we may write here: no
@@ -563,6 +600,7 @@ LT_MODULE(samplers) = {
     .pause = sampler_pause,
     .resume = sampler_resume,
     .end_stop = sampler_stop,
+    .threaded = sampler_threaded,
     .thread_start = sampler_thread_start,
     .thread_moved = sampler_thread_moved,
 };

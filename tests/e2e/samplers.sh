@@ -216,6 +216,48 @@ print('RAPL through perf (cpu-clock standing in): %d readings, rising to %.3f' %
 PY
 fi
 
+# ---- when the sampler thread starts ----
+# A single-threaded process that records little stays single-threaded: no sampler thread,
+# and, since it lived longer than a period, a note that says why it has no samples.
+T=$WORK/single.trace
+traced "$T" sleep 0.6 &
+for _ in $(seq 300); do
+	ls "$T"/*/meta >/dev/null 2>&1 && break
+	sleep 0.02
+done
+d=$(ls -d "$T"/*/ | head -1)
+pid=${d%/}
+pid=${pid##*.}
+sleep 0.2 # two sample periods past the start: an eager sampler would be there
+tasks=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+wait || fail "sleep under the tracer: exit status $?"
+[ "$tasks" = 1 ] || fail "a traced sleep had $tasks threads, want 1 (no sampler thread)"
+! grep -q '^sampler [0-9]' "$T"/*/meta || fail "a single-threaded sleep started the sampler"
+grep -q '^sampler_off all not\\x20started:' "$T"/*/meta ||
+	fail "no note that the sampler was not started: $(grep sampler "$T"/*/meta)"
+"$CONVERT" "$T" -o "$WORK/single.otf2" 2>"$WORK/single.err" || fail "trace2otf2 (single)"
+grep -q 'sampler all: not started: the process stayed single-threaded' "$WORK/single.err" ||
+	fail "trace2otf2 does not say why there are no samples: $(cat "$WORK/single.err")"
+# LIBTRACE_SAMPLER_START=now samples it all the same.
+T=$WORK/now.trace
+LIBTRACE_SAMPLER_START=now traced "$T" sleep 0.2 || fail "sleep, sampler started now"
+grep -q '^sampler [0-9]' "$T"/*/meta || fail "LIBTRACE_SAMPLER_START=now started no sampler"
+"$DUMP" --sampler "$T" | grep -q 'METRIC "Resident set size"' ||
+	fail "LIBTRACE_SAMPLER_START=now: no memory samples of a single-threaded sleep"
+# A single-threaded process whose trace fills a chunk starts the writer, and the writer the
+# sampler (8 KiB chunks; 20,000 markers are 320 KB of records).
+T=$WORK/filling.trace
+LIBTRACE_BUFFER_SIZE=64K traced "$T" "$TESTBIN/mark_then" 20000 wait >"$WORK/filling.out" &
+for _ in $(seq 300); do
+	grep -q '^ready' "$WORK/filling.out" && grep -q '^sampler [0-9]' "$T"/*/meta && break
+	sleep 0.05
+done
+kill -TERM "$(awk '/^ready/ { print $2 }' "$WORK/filling.out")" 2>/dev/null
+wait
+grep -q '^ready' "$WORK/filling.out" || fail "mark_then 20000 wait did not start"
+grep -q '^sampler [0-9]' "$T"/*/meta || fail "a single thread that filled chunks started no sampler"
+! grep -q '^sampler_off all' "$T"/*/meta || fail "a sampler_off all line beside a started sampler"
+
 # ---- off switches ----
 T=$WORK/off.trace
 LIBTRACE_SAMPLE_PERIOD=0 traced "$T" "$TESTBIN/steady" 1 10 0 >/dev/null || fail "steady, samplers off"
