@@ -472,6 +472,8 @@ out:
 		lt_active = 0;
 	lt_active |= LT_ACTIVE_INIT;
 	__atomic_store_n(&lt_state, state, __ATOMIC_RELEASE);
+	if (state == LT_STATE_ON)
+		lt_modules_threaded_after_init(); /* a second thread came while init ran */
 	lt_tls_guard--;
 }
 
@@ -558,6 +560,9 @@ void lt_helpers_pause(void)
 		return;
 	lt_modules_pause();
 	lt_writer_pause();
+	/* The writer, joined, may have started a module's helper before it saw the pause (the
+	 * threaded hook, first thing on a new writer): that one steps aside too. */
+	lt_modules_pause();
 }
 
 int lt_is_traced_process(void)

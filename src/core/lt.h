@@ -143,6 +143,8 @@ LT_HIDDEN void lt_modules_meta(void);
 LT_HIDDEN void lt_modules_start(int forked);
 LT_HIDDEN void lt_modules_started(int forked);
 LT_HIDDEN void lt_modules_fork_child(void);
+/* At the end of init: the threaded hooks, if a second thread came while init ran. */
+LT_HIDDEN void lt_modules_threaded_after_init(void);
 LT_HIDDEN void lt_modules_pause(void);
 LT_HIDDEN void lt_modules_resume(void);
 LT_HIDDEN void lt_modules_before_exec(void);

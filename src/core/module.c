@@ -104,22 +104,23 @@ void lt_modules_fork_child(void)
 	EACH(fork_child);
 }
 
-int lt_process_is_threaded(void)
-{
-	return __atomic_load_n(&threaded, __ATOMIC_ACQUIRE);
-}
-
 void lt_process_threaded(void)
 {
 	if (__atomic_load_n(&threaded, __ATOMIC_RELAXED) ||
 	    __atomic_exchange_n(&threaded, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* Before init is over, `started` finds the flag set instead. */
+	/* Before init is over, init calls the hooks once it is (a hook may run twice then). */
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
 	lt_tls_guard++;
 	EACH(threaded);
 	lt_tls_guard--;
+}
+
+void lt_modules_threaded_after_init(void)
+{
+	if (__atomic_load_n(&threaded, __ATOMIC_ACQUIRE))
+		EACH(threaded);
 }
 
 void lt_dlopened(const char *name, void *handle)

@@ -606,8 +606,8 @@ struct lt_module {
 	 * runtime's), or the writer thread, started when the trace fills a chunk.  Once per
 	 * process (again in the child of fork), never from a signal handler: a module may start
 	 * a helper thread of its own here, so that a single-threaded process that records
-	 * little stays single-threaded.  If that happened before init was over, it is not
-	 * called: `started` asks lt_process_is_threaded() instead. */
+	 * little stays single-threaded.  When that happened while init ran, it is called at
+	 * the end of init, and may be called twice. */
 	void (*threaded)(void);
 	/* A thread starts (after THREAD_BEGIN, guard held) or ends (before THREAD_END). */
 	void (*thread_start)(struct lt_thread *t);
@@ -638,8 +638,6 @@ static inline union lt_local *lt_local(struct lt_thread *t, const struct lt_modu
 /* The process gets a second thread (the pthread_create wrapper, traced or not, and the writer
  * thread's start): the modules' threaded hooks, the first time.  Not from a signal handler. */
 LT_HIDDEN void lt_process_threaded(void);
-/* Non-zero once the process has had a second thread (see the threaded hook). */
-LT_HIDDEN int lt_process_is_threaded(void);
 /* Calls the modules' dlopened hooks (the dlopen wrapper, traced or not). */
 LT_HIDDEN void lt_dlopened(const char *name, void *handle);
 /* The calling thread t changed its own CPU affinity: the thread_moved hooks.  A wrapper

@@ -49,6 +49,16 @@ int lt_helper_attr_init(pthread_attr_t *attr)
 	pthread_attr_setsigmask_np(attr, &all);
 	if (start_cpus_ok)
 		pthread_attr_setaffinity_np(attr, sizeof(start_cpus), &start_cpus);
+	/* Made by a thread the program gave a real-time policy: an ordinary thread all the same. */
+	int policy = sched_getscheduler(0);
+	if (policy >= 0)
+		policy &= ~SCHED_RESET_ON_FORK;
+	if (policy == SCHED_FIFO || policy == SCHED_RR) {
+		struct sched_param none = {0};
+		pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(attr, SCHED_OTHER);
+		pthread_attr_setschedparam(attr, &none);
+	}
 	return 0;
 }
 

@@ -56,6 +56,7 @@ static struct {
 	int any;	     /* some sampler is on */
 	struct lt_thread *t; /* its state in the trace, kept across a pause */
 	pthread_t th;	     /* the thread now (joinable, for sampler_pause) */
+	int th_ok;	     /* th is this process's thread, not joined yet */
 	uint64_t armed_ns;   /* when it was armed (CLOCK_MONOTONIC) */
 } S;
 
@@ -429,6 +430,8 @@ static void sampler_start(int forked)
 	/* An index of its own, far above the program's: theirs stay 0, 1, 2... in order of
 	 * creation, with or without samplers. */
 	S.index = SAMPLER_INDEX;
+	if (!real_pthread_create_fn) /* now: later it could be inside the program's call */
+		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
 	if (lt_setting("LIBTRACE_SAMPLER_START") == START_NOW) {
 		__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
 		sampler_threaded();
@@ -436,9 +439,6 @@ static void sampler_start(int forked)
 	}
 	S.armed_ns = lt_clock_mono_ns();
 	__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
-	/* A thread created before init was over did not call the hook. */
-	if (lt_process_is_threaded())
-		sampler_threaded();
 }
 
 /* The process has a second thread (or LIBTRACE_SAMPLER_START=now): an armed sampler starts. */
@@ -458,8 +458,6 @@ static void sampler_spawn(void)
 	pthread_attr_t attr;
 	int err = -1;
 	pthread_t th;
-	if (!real_pthread_create_fn)
-		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
 	/* No signal of the program's; the CPUs of the process's start, not those of the thread
 	 * that happens to start it. */
 	if (real_pthread_create_fn && lt_helper_attr_init(&attr) == 0) {
@@ -469,16 +467,23 @@ static void sampler_spawn(void)
 	}
 	if (!err) {
 		S.th = th;
+		__atomic_store_n(&S.th_ok, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	if (S.t) {
 		sampler_end(); /* after a pause: end what it recorded */
 	} else {
-		__atomic_store_n(&S.state, S_IDLE, __ATOMIC_RELEASE);
-		lt_warn("cannot start the sampler thread: %s; no samples",
-			strerror(err > 0 ? err : EAGAIN));
-		lt_meta_escaped2(LT_META_SAMPLER_OFF, "all",
-				 "the sampler thread could not be started");
+		/* Unless the end or a pause came meanwhile: they found no thread to wait for. */
+		uint32_t st = S_RUNNING;
+		if (__atomic_compare_exchange_n(&S.state, &st, S_IDLE, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			lt_warn("cannot start the sampler thread: %s; no samples",
+				strerror(err > 0 ? err : EAGAIN));
+			lt_meta_escaped2(LT_META_SAMPLER_OFF, "all",
+					 "the sampler thread could not be started");
+		} else if (st == S_PAUSING) {
+			__atomic_store_n(&S.state, S_PAUSED, __ATOMIC_RELEASE);
+		}
 	}
 }
 
@@ -493,7 +498,10 @@ static void sampler_pause(void)
 			break;
 	}
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
-	lt_join_helper(S.th); /* a thread that did not end in time is left to end alone */
+	/* Not yet there when the thread is still being made: it ends alone when it sees the
+	 * pause.  A thread that did not end in time is left to end alone too. */
+	if (__atomic_exchange_n(&S.th_ok, 0, __ATOMIC_ACQ_REL))
+		lt_join_helper(S.th);
 }
 
 static void sampler_resume(void)
@@ -575,6 +583,7 @@ static void sampler_after_fork_child(void)
 	}
 	next_metric = 0;
 	S.t = NULL; /* the parent's sampler, which did not come along */
+	S.th_ok = 0;
 	S.state = S_IDLE;
 }
 

@@ -217,20 +217,30 @@ PY
 fi
 
 # ---- when the sampler thread starts ----
+# proc_pid TRACE: the pid of the traced process whose directory appears first in TRACE (its
+# name is HOST.PID), once its meta file is there; empty after 15 s.
+proc_pid() {
+	local m
+	for _ in $(seq 300); do
+		m=$(ls "$1"/*/meta 2>/dev/null | head -1)
+		[ -n "$m" ] && break
+		sleep 0.05
+	done
+	[ -n "$m" ] || return 0
+	m=${m%/meta}
+	echo "${m##*.}"
+}
 # A single-threaded process that records little stays single-threaded: no sampler thread,
 # and, since it lived longer than a period, a note that says why it has no samples.
 T=$WORK/single.trace
-traced "$T" sleep 0.6 &
-for _ in $(seq 300); do
-	ls "$T"/*/meta >/dev/null 2>&1 && break
-	sleep 0.02
-done
-d=$(ls -d "$T"/*/ | head -1)
-pid=${d%/}
-pid=${pid##*.}
-sleep 0.2 # two sample periods past the start: an eager sampler would be there
+traced "$T" sleep 1.5 &
+job=$!
+pid=$(proc_pid "$T")
+sleep 0.2 # 20 sample periods past the start: a sampler started at once would be there
 tasks=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
-wait || fail "sleep under the tracer: exit status $?"
+wait $job || fail "sleep under the tracer: exit status $?"
+[ -n "$pid" ] || fail "the traced sleep made no trace"
+[ "$tasks" != 0 ] || fail "the traced sleep had ended before its threads were counted"
 [ "$tasks" = 1 ] || fail "a traced sleep had $tasks threads, want 1 (no sampler thread)"
 ! grep -q '^sampler [0-9]' "$T"/*/meta || fail "a single-threaded sleep started the sampler"
 grep -q '^sampler_off all not\\x20started:' "$T"/*/meta ||
@@ -248,15 +258,20 @@ grep -q '^sampler [0-9]' "$T"/*/meta || fail "LIBTRACE_SAMPLER_START=now started
 # sampler (8 KiB chunks; 20,000 markers are 320 KB of records).
 T=$WORK/filling.trace
 LIBTRACE_BUFFER_SIZE=64K traced "$T" "$TESTBIN/mark_then" 20000 wait >"$WORK/filling.out" &
+job=$!
+pid=$(proc_pid "$T")
 for _ in $(seq 300); do
 	grep -q '^ready' "$WORK/filling.out" && grep -q '^sampler [0-9]' "$T"/*/meta && break
 	sleep 0.05
 done
-kill -TERM "$(awk '/^ready/ { print $2 }' "$WORK/filling.out")" 2>/dev/null
-wait
-grep -q '^ready' "$WORK/filling.out" || fail "mark_then 20000 wait did not start"
+[ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null
+wait $job # killed by SIGTERM, as asked
+grep -q '^ready' "$WORK/filling.out" || fail "mark_then 20000 wait did not get ready"
 grep -q '^sampler [0-9]' "$T"/*/meta || fail "a single thread that filled chunks started no sampler"
 ! grep -q '^sampler_off all' "$T"/*/meta || fail "a sampler_off all line beside a started sampler"
+# A single-threaded process that forks right after its trace filled a chunk forks with one
+# thread: the writer, joined before the fork, may have started the sampler, which steps
+# aside too (procs fork: see procs.c).
 
 # ---- off switches ----
 T=$WORK/off.trace
