@@ -68,6 +68,7 @@ struct lt_thread {
 	uint64_t seq;			     /* sequence number of the next chunk */
 	int dropping;			     /* the ring is full (drop policy or I/O error) */
 	int in_fork;			     /* inside the fork wrapper's real call */
+	int hold_writer;		     /* LT_HOLD_*: a full chunk starts no writer */
 	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
 	uint64_t ids;			     /* ids handed out by lt_thread_id */
 	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */
@@ -96,6 +97,11 @@ struct lt_thread {
 	/* Each module's own per-thread word (zero at the thread's start; lt_local). */
 	union lt_local local[LT_MODULES_MAX];
 };
+
+/* struct lt_thread's hold_writer: in the fork wrapper; then, after fork returned in the
+ * parent, until the next full chunk (the program's own calls right after a fork, which a
+ * check of its thread count may follow, as Python's does). */
+enum { LT_HOLD_NONE = 0, LT_HOLD_FORK, LT_HOLD_NEXT };
 
 /* Global state. */
 extern LT_HIDDEN int lt_state;

@@ -145,10 +145,20 @@ static void writer_start(void)
 void lt_buf_writer_kick(void)
 {
 	int st = __atomic_load_n(&W.writer_state, __ATOMIC_ACQUIRE);
-	if (st == 0)
+	if (st == 0) {
+		/* Not around a fork: the helpers stepped aside for it, and neither the records of
+		 * the call nor the first chunk filled after it bring them back (the sealed chunk
+		 * waits for the next kick; a full ring is copied out by its thread). */
+		struct lt_thread *t = lt_self;
+		if (t && t->hold_writer) {
+			if (t->hold_writer == LT_HOLD_NEXT)
+				t->hold_writer = LT_HOLD_NONE;
+			return;
+		}
 		writer_start();
-	else if (st != 1)
+	} else if (st != 1) {
 		return;
+	}
 	__atomic_fetch_add(&W.wake, 1, __ATOMIC_RELEASE);
 	lt_futex(&W.wake, FUTEX_WAKE, 1, NULL);
 }

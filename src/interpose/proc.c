@@ -30,11 +30,19 @@ LT_EXPORT pid_t fork(void)
 	LT_RESOLVE(fork, NULL);
 	/* A program with one thread forks with one thread: no helper of ours runs then, nor
 	 * after fork returns (Python warns about forking a process with threads).  The
-	 * helpers come back when next needed. */
+	 * helpers come back when next needed: not for the records of the call itself, nor
+	 * for the first chunk filled after it (writer.c). */
+	struct lt_thread *held = lt_self;
+	if (held)
+		held->hold_writer = LT_HOLD_FORK;
 	lt_helpers_pause();
 	struct lt_thread *t = lt_begin(LT_MOD_PROC);
-	if (!t)
-		return real_fork();
+	if (!t) {
+		pid_t pid = real_fork();
+		if (held && pid != 0)
+			held->hold_writer = LT_HOLD_NEXT;
+		return pid;
+	}
 	LT_NOTE_CALLER(t);
 	lt_counters(t, LT_MOD_PROC);
 	lt_call_enter_n(t, LT_FN_fork, 0, 0, 0);
@@ -51,6 +59,8 @@ LT_EXPORT pid_t fork(void)
 		lt_call_leave(t, LT_FN_fork, pid < 0 ? -saved : pid);
 		lt_finish(t);
 	}
+	if (held && pid != 0)
+		held->hold_writer = LT_HOLD_NEXT;
 	errno = saved;
 	return pid;
 }

@@ -40,6 +40,36 @@ cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
 $DUMP "$WORK/fork.trace" >/dev/null || fail "fork: the trace is damaged"
 grep -c . "$WORK/traced.out" | grep -qx 3 || fail "fork: $(cat "$WORK/traced.out")"
 
+# The same right after the trace filled a chunk: the writer starts then, and the writer
+# starts the sampler (a single-threaded process gets one only then); the fork that follows
+# at once must find both stepped aside.  8 KiB chunks, 500 lock+unlock pairs a round.
+cat >"$WORK/fill_fork.py" <<'PY'
+import os, threading
+def threads():
+    for line in open('/proc/self/status'):
+        if line.startswith('Threads:'):
+            return int(line.split()[1])
+lock = threading.Lock()
+for i in range(20):
+    for _ in range(500):
+        with lock:
+            pass
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    after = threads()
+    os.waitpid(pid, 0)
+    print("threads after fork", after)
+PY
+$py "$WORK/fill_fork.py" >"$WORK/plain.out"
+LIBTRACE_BUFFER_SIZE=64K traced "$WORK/fill_fork.trace" $py "$WORK/fill_fork.py" >"$WORK/traced.out"
+cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
+	fail "fork after a full chunk: untraced $(sort "$WORK/plain.out" | uniq -c | tr '\n' ' '), traced $(sort "$WORK/traced.out" | uniq -c | tr '\n' ' ')"
+grep -q '^sampler [0-9]' "$WORK"/fill_fork.trace/*/meta ||
+	fail "fork after a full chunk: no sampler started (no chunk filled?)"
+$DUMP "$WORK/fill_fork.trace" >/dev/null || fail "fork after a full chunk: the trace is damaged"
+echo "fork right after a full chunk: one thread in 20 of 20 rounds"
+
 # The sampler comes back after a pause as the same thread of the trace: a program that
 # forks, then works long enough for chunks to fill, is sampled after the fork too, and the
 # archive is valid.  Without the resume about 80 samples come from before the fork.
