@@ -50,9 +50,7 @@ int lt_helper_attr_init(pthread_attr_t *attr)
 	if (start_cpus_ok)
 		pthread_attr_setaffinity_np(attr, sizeof(start_cpus), &start_cpus);
 	/* Made by a thread the program gave a real-time policy: an ordinary thread all the same. */
-	int policy = sched_getscheduler(0);
-	if (policy >= 0)
-		policy &= ~SCHED_RESET_ON_FORK;
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; /* -1 stays negative */
 	if (policy == SCHED_FIFO || policy == SCHED_RR) {
 		struct sched_param none = {0};
 		pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED);

@@ -432,13 +432,10 @@ static void sampler_start(int forked)
 	S.index = SAMPLER_INDEX;
 	if (!real_pthread_create_fn) /* now: later it could be inside the program's call */
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
-	if (lt_setting("LIBTRACE_SAMPLER_START") == START_NOW) {
-		__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
-		sampler_threaded();
-		return;
-	}
 	S.armed_ns = lt_clock_mono_ns();
 	__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
+	if (lt_setting("LIBTRACE_SAMPLER_START") == START_NOW)
+		sampler_threaded();
 }
 
 /* The process has a second thread (or LIBTRACE_SAMPLER_START=now): an armed sampler starts. */

@@ -17,41 +17,18 @@ else
 	echo "unshare -U -r does not work here untraced ($(head -1 "$WORK/plain.out")): not checked"
 fi
 
-# The thread count a forking program sees in its parent, right after fork.
+# The thread count a forking program sees in its parent, right after fork: ROUNDS forks,
+# each after PAIRS lock+unlock pairs.
 cat >"$WORK/fork.py" <<'PY'
-import os
+import os, sys, threading
 def threads():
     for line in open('/proc/self/status'):
         if line.startswith('Threads:'):
             return int(line.split()[1])
-before = threads()
-for i in range(3):
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    after = threads()
-    os.waitpid(pid, 0)
-    print("threads after fork", after)
-PY
-$py "$WORK/fork.py" >"$WORK/plain.out"
-traced "$WORK/fork.trace" $py "$WORK/fork.py" >"$WORK/traced.out"
-cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
-	fail "fork: untraced '$(tr '\n' ' ' <"$WORK/plain.out")', traced '$(tr '\n' ' ' <"$WORK/traced.out")'"
-$DUMP "$WORK/fork.trace" >/dev/null || fail "fork: the trace is damaged"
-grep -c . "$WORK/traced.out" | grep -qx 3 || fail "fork: $(cat "$WORK/traced.out")"
-
-# The same right after the trace filled a chunk: the writer starts then, and the writer
-# starts the sampler (a single-threaded process gets one only then); the fork that follows
-# at once must find both stepped aside.  8 KiB chunks, 500 lock+unlock pairs a round.
-cat >"$WORK/fill_fork.py" <<'PY'
-import os, threading
-def threads():
-    for line in open('/proc/self/status'):
-        if line.startswith('Threads:'):
-            return int(line.split()[1])
+rounds, pairs = int(sys.argv[1]), int(sys.argv[2])
 lock = threading.Lock()
-for i in range(20):
-    for _ in range(500):
+for i in range(rounds):
+    for _ in range(pairs):
         with lock:
             pass
     pid = os.fork()
@@ -61,8 +38,18 @@ for i in range(20):
     os.waitpid(pid, 0)
     print("threads after fork", after)
 PY
-$py "$WORK/fill_fork.py" >"$WORK/plain.out"
-LIBTRACE_BUFFER_SIZE=64K traced "$WORK/fill_fork.trace" $py "$WORK/fill_fork.py" >"$WORK/traced.out"
+$py "$WORK/fork.py" 3 0 >"$WORK/plain.out"
+traced "$WORK/fork.trace" $py "$WORK/fork.py" 3 0 >"$WORK/traced.out"
+cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
+	fail "fork: untraced '$(tr '\n' ' ' <"$WORK/plain.out")', traced '$(tr '\n' ' ' <"$WORK/traced.out")'"
+$DUMP "$WORK/fork.trace" >/dev/null || fail "fork: the trace is damaged"
+grep -c . "$WORK/traced.out" | grep -qx 3 || fail "fork: $(cat "$WORK/traced.out")"
+
+# The same right after the trace filled a chunk: the writer starts then, and the writer
+# starts the sampler (a single-threaded process gets one only then); the fork that follows
+# at once must find both stepped aside.  8 KiB chunks, 500 lock+unlock pairs a round.
+$py "$WORK/fork.py" 20 500 >"$WORK/plain.out"
+LIBTRACE_BUFFER_SIZE=64K traced "$WORK/fill_fork.trace" $py "$WORK/fork.py" 20 500 >"$WORK/traced.out"
 cmp -s "$WORK/plain.out" "$WORK/traced.out" ||
 	fail "fork after a full chunk: untraced $(sort "$WORK/plain.out" | uniq -c | tr '\n' ' '), traced $(sort "$WORK/traced.out" | uniq -c | tr '\n' ' ')"
 grep -q '^sampler [0-9]' "$WORK"/fill_fork.trace/*/meta ||
