@@ -93,21 +93,35 @@ static ino_t trace_ino;
 /* Symbolic links followed in one walk at most, as the kernel's MAXSYMLINKS. */
 enum { WALK_MAX_LINKS = 40 };
 
+static int dir_walk(int at, char *path, int create, int *links);
+
+/* The symbolic link `c` in directory dfd, owned by us or by root: walks its target.  A
+ * function of its own, so that the target's buffer is on the stack only where there is a
+ * link (each new page of the start's stack is a page fault). */
+static __attribute__((noinline)) int walk_link(int dfd, const char *c, int create, int *links)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(dfd, c, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	return dir_walk(dfd, target, create, links);
+}
+
 /*
  * Opens `path` (relative to `at` unless absolute) as an O_PATH directory, component by
  * component, under the rule above; with `create`, missing components are made 0700.
- * Returns a descriptor, or -errno with a warning naming trace_dir.
+ * `path` is cut into its components here.  Returns a descriptor, or -errno with a warning
+ * naming trace_dir.
  */
-static int dir_walk(int at, const char *path, int create, int *links)
+static int dir_walk(int at, char *path, int create, int *links)
 {
-	char buf[PATH_MAX], *save = NULL;
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
+	char *save = NULL;
 	int dfd = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
 				 : fcntl(at, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
 		return -errno;
-	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		struct stat st;
 		int next = -1, err = 0;
 		if (!strcmp(c, "."))
@@ -122,8 +136,6 @@ static int dir_walk(int at, const char *path, int create, int *links)
 			lt_warn("cannot %s trace directory %s: %s: %s; not tracing",
 				create ? "create" : "open", trace_dir, c, strerror(-err));
 		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
-			ssize_t n;
 			if (st.st_uid != geteuid() && st.st_uid != 0) {
 				lt_warn(
 				    "refusing trace directory %s: its component %s is a symbolic "
@@ -135,11 +147,8 @@ static int dir_walk(int at, const char *path, int create, int *links)
 					"not tracing",
 					trace_dir);
 				err = -ELOOP;
-			} else if ((n = readlinkat(dfd, c, target, sizeof(target) - 1)) < 0) {
-				err = -errno;
 			} else {
-				target[n] = '\0';
-				next = dir_walk(dfd, target, create, links);
+				next = walk_link(dfd, c, create, links);
 				err = next < 0 ? next : 0;
 			}
 		} else if (!S_ISDIR(st.st_mode)) {
@@ -175,11 +184,14 @@ static int trace_dir_open(int create)
 	size_t len = strlen(parent);
 	while (len > 1 && parent[len - 1] == '/')
 		parent[--len] = '\0';
-	char *slash = strrchr(parent, '/');
+	char *slash = strrchr(parent, '/'), root[] = "/", *walk = root;
 	const char *name = slash[1] ? slash + 1 : ".";
-	slash[slash == parent] = '\0'; /* "/a/b" -> "/a", "/b" -> "/" */
+	if (slash != parent) { /* "/a/b" -> "/a"; "/b" -> "/", and the name stays "b" */
+		*slash = '\0';
+		walk = parent;
+	}
 	int links = 0;
-	int pfd = dir_walk(AT_FDCWD, parent, create, &links);
+	int pfd = dir_walk(AT_FDCWD, walk, create, &links);
 	if (pfd < 0)
 		return pfd;
 	struct stat st;
@@ -219,46 +231,54 @@ static int trace_dir_open(int create)
 	return fd;
 }
 
+/* trace_dir for a relative LIBTRACE_OUTPUT, or for none (the default name), in the current
+ * directory.  A function of its own: its buffers are not on the stack during the walk. */
+static __attribute__((noinline)) int relative_trace_dir(void)
+{
+	char cwd[PATH_MAX - 128];
+	if (!getcwd(cwd, sizeof(cwd))) {
+		int err = errno;
+		lt_warn("cannot get the current directory: %s; not tracing", strerror(err));
+		return -err;
+	}
+	int len;
+	if (lt_cfg.output[0]) {
+		len = snprintf(trace_dir, sizeof(trace_dir), "%s/%s", cwd, lt_cfg.output);
+	} else {
+		char prog[64], date[32];
+		snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
+		sanitize(prog);
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+		len = snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog,
+			       date, (int)getpid());
+	}
+	if (len < 0 || len >= (int)sizeof(trace_dir) - 64 || (size_t)len >= sizeof(lt_cfg.output)) {
+		lt_warn("trace directory path too long: %s/%s; not tracing", cwd, lt_cfg.output);
+		return -ENAMETOOLONG;
+	}
+	/*
+	 * Processes this one starts trace into the same place: a forked child uses
+	 * trace_dir, and an exec'd image (exec, system, spawn) reads LIBTRACE_OUTPUT
+	 * again, after the program may have chdir()ed, so it must be absolute.  Done
+	 * once, here, while the constructor runs before the program's own threads.
+	 */
+	snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
+	setenv("LIBTRACE_OUTPUT", trace_dir, 1);
+	return 0;
+}
+
 /* Resolves trace_dir and creates it.  Returns an O_PATH descriptor of it, or -errno. */
 static int make_trace_dir(void)
 {
 	if (lt_cfg.output[0] == '/') {
 		snprintf(trace_dir, sizeof(trace_dir), "%s", lt_cfg.output);
 	} else {
-		char cwd[PATH_MAX - 128];
-		if (!getcwd(cwd, sizeof(cwd))) {
-			lt_warn("cannot get the current directory: %s; not tracing",
-				strerror(errno));
-			return -errno;
-		}
-		int len;
-		if (lt_cfg.output[0]) {
-			len = snprintf(trace_dir, sizeof(trace_dir), "%s/%s", cwd, lt_cfg.output);
-		} else {
-			char prog[64], date[32];
-			snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
-			sanitize(prog);
-			time_t now = time(NULL);
-			struct tm tm;
-			localtime_r(&now, &tm);
-			strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
-			len = snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd,
-				       prog, date, (int)getpid());
-		}
-		if (len < 0 || len >= (int)sizeof(trace_dir) - 64 ||
-		    (size_t)len >= sizeof(lt_cfg.output)) {
-			lt_warn("trace directory path too long: %s/%s; not tracing", cwd,
-				lt_cfg.output);
-			return -ENAMETOOLONG;
-		}
-		/*
-		 * Processes this one starts trace into the same place: a forked child uses
-		 * trace_dir, and an exec'd image (exec, system, spawn) reads LIBTRACE_OUTPUT
-		 * again, after the program may have chdir()ed, so it must be absolute.  Done
-		 * once, here, while the constructor runs before the program's own threads.
-		 */
-		snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
-		setenv("LIBTRACE_OUTPUT", trace_dir, 1);
+		int err = relative_trace_dir();
+		if (err)
+			return err;
 	}
 	int fd = trace_dir_open(1);
 	struct stat st;
@@ -376,13 +396,12 @@ static void write_arguments(void)
 		lt_meta_escaped(LT_META_ARG, p);
 }
 
-static void write_meta(pid_t parent_pid, uint32_t parent_thread)
+/* The host and the executable.  This and write_config are functions of their own, so that
+ * their path buffers are not all on the stack at once (write_meta goes on to read the maps):
+ * each new page of the start's stack is a page fault. */
+static __attribute__((noinline)) void write_identity(void)
 {
-	char host[256], exe[PATH_MAX], buf[PATH_MAX + 64];
-	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
-	lt_meta_line(LT_META_PID " %d", (int)getpid());
-	lt_meta_line(LT_META_PPID " %d", (int)getppid());
-	lt_modules_meta();
+	char host[256], exe[PATH_MAX];
 	if (gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		lt_meta_escaped(LT_META_HOST, host);
@@ -392,13 +411,28 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 		exe[n] = '\0';
 		lt_meta_escaped(LT_META_EXE, exe);
 	}
-	write_arguments();
-	if (lt_cfg.mode == LT_MODE_FLIGHT)
-		lt_meta_line(LT_META_MODE " flight %llu", (unsigned long long)lt_cfg.buffer_size);
+}
+
+static __attribute__((noinline)) void write_config(void)
+{
+	char buf[PATH_MAX + 64];
 	for (size_t i = 0; lt_options[i].name; i++) {
 		lt_config_format(i, buf, sizeof(buf));
 		lt_meta_escaped(LT_META_CONFIG, buf);
 	}
+}
+
+static void write_meta(pid_t parent_pid, uint32_t parent_thread)
+{
+	lt_meta_line("%s %d.%d", LT_META_MAGIC, LT_FORMAT_MAJOR, LT_FORMAT_MINOR);
+	lt_meta_line(LT_META_PID " %d", (int)getpid());
+	lt_meta_line(LT_META_PPID " %d", (int)getppid());
+	lt_modules_meta();
+	write_identity();
+	write_arguments();
+	if (lt_cfg.mode == LT_MODE_FLIGHT)
+		lt_meta_line(LT_META_MODE " flight %llu", (unsigned long long)lt_cfg.buffer_size);
+	write_config();
 	if (parent_pid)
 		lt_meta_line(LT_META_PARENT " %d %u", (int)parent_pid, parent_thread);
 	lt_meta_maps();

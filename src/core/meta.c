@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,12 +149,66 @@ void lt_meta_escaped2(const char *key, const char *a, const char *b)
 }
 
 /* The executable file mappings of /proc/self/maps, as "map" lines. */
+/* A hexadecimal field of a maps line ending at `stop`: its value, *s past the stop.  -1 (no
+ * value) when it is not one. */
+static int maps_hex(const char **s, char stop, unsigned long *v)
+{
+	const char *p = *s;
+	unsigned long x = 0;
+	int digits = 0;
+	for (;; p++, digits++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else
+			break;
+		if (digits == 16)
+			return -1;
+		x = x << 4 | d;
+	}
+	if (!digits || *p != stop)
+		return -1;
+	*v = x;
+	*s = p + 1;
+	return 0;
+}
+
+/* One line of proc/self/maps ("lo-hi perms offset dev inode   path"): a MAP line when the
+ * mapping is executable and names a file. */
+static void maps_line(const char *line)
+{
+	unsigned long lo, hi, off;
+	const char *p = line, *perms;
+	if (maps_hex(&p, '-', &lo) || maps_hex(&p, ' ', &hi))
+		return;
+	perms = p;
+	while (*p && *p != ' ')
+		p++;
+	if (p - perms < 3 || perms[2] != 'x' || !*p++ || maps_hex(&p, ' ', &off))
+		return;
+	for (int field = 0; field < 2; field++) { /* device, inode */
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+	}
+	if (*p != '/')
+		return;
+	char key[96];
+	snprintf(key, sizeof(key), LT_META_MAP " %lx %lx %lx", lo, hi, off);
+	lt_meta_escaped(key, p);
+}
+
+/* Reads with a buffer for one whole line of the longest path and no more: the start's stack
+ * stays shallow (each new page of it is a page fault). */
 void lt_meta_maps(void)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	char buf[16384];
+	char buf[PATH_MAX + 256];
 	size_t have = 0;
 	for (;;) {
 		ssize_t r = read(fd, buf + have, sizeof(buf) - 1 - have);
@@ -164,16 +219,7 @@ void lt_meta_maps(void)
 		char *line = buf, *nl;
 		while ((nl = strchr(line, '\n'))) {
 			*nl = '\0';
-			unsigned long lo, hi, off;
-			char perms[8];
-			int path_at = 0;
-			if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off,
-				   &path_at) == 4 &&
-			    perms[2] == 'x' && path_at > 0 && line[path_at] == '/') {
-				char key[96];
-				snprintf(key, sizeof(key), LT_META_MAP " %lx %lx %lx", lo, hi, off);
-				lt_meta_escaped(key, line + path_at);
-			}
+			maps_line(line);
 			line = nl + 1;
 		}
 		have = (size_t)(buf + have - line);

@@ -63,6 +63,25 @@ LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/a/b/c LIBTRACE_QUIET=1 "$prog" 1 10 >/dev/
 	fail "nested output"
 ls "$WORK"/a/b/c/*/meta >/dev/null || fail "no trace in a nested output path"
 
+# A parent that is our own symbolic link is followed (its target walked by the same rule),
+# and a chain of them.
+ln -s "$WORK/target" "$WORK/link2" && ln -s "$WORK/link2" "$WORK/link3"
+LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/link3/t LIBTRACE_QUIET=1 "$prog" 1 10 >/dev/null ||
+	fail "output under a symbolic link"
+ls "$WORK"/target/t/*/meta >/dev/null || fail "no trace through our own symbolic links"
+
+# A directory right under the root (root only may make one there).
+if [ "$(id -u)" = 0 ]; then
+	top=/libtrace-outdir-test.$$
+	rm -rf "$top"
+	LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$top "$prog" 1 10 >/dev/null 2>"$WORK/err" ||
+		fail "program failed with an output under /"
+	ok=0
+	ls "$top"/*/meta >/dev/null 2>&1 && ok=1
+	rm -rf "$top"
+	[ $ok = 1 ] || fail "no trace in $top: $(cat "$WORK/err")"
+fi
+
 # Nothing to record: no directory at all.
 mkdir "$WORK/none" && cd "$WORK/none" || fail "cd"
 LD_PRELOAD=$LIB LIBTRACE_MODULES=none "$prog" 1 10 >/dev/null 2>&1 || fail "modules=none run"
