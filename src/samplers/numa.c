@@ -6,9 +6,12 @@
  * changed), and the memory sampler (resident set size from proc/self/statm; memory per
  * NUMA node from proc/self/numa_maps where the machine has two nodes or more).
  *
- * Threads also record their CPU themselves, cheaply (sched_getcpu): at their start and
- * right after they change their own affinity (interpose/sched.c), so a migration the
- * program asks for shows at the instant it happened, not at the next sample.
+ * Threads also record their CPU themselves, cheaply (getcpu, which gives the node too): at
+ * their start and right after they change their own affinity (interpose/sched.c), so a
+ * migration the program asks for shows at the instant it happened, not at the next sample.
+ * The map is read when something first needs it (the samplers, or a thread's record under
+ * LIBTRACE_SYSFS_ROOT, whose nodes are the tree's), not at start: a short process does not
+ * pay for it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "sampler.h"
 
 #define CPUS_MAX  4096
@@ -49,11 +53,12 @@ static void cpulist_apply(const char *s, int n)
 	}
 }
 
-int smp_numa_nodes(void)
+static struct lt_lock map_lock = LT_LOCK_INIT;
+
+/* Fills cpu_node and node_ids; returns the number of nodes found. */
+static int read_map(void)
 {
-	if (nnodes >= 0)
-		return nnodes;
-	nnodes = 0;
+	int found = 0;
 	char dir[320], path[640], buf[4096];
 	if (smp_path(dir, sizeof(dir), "/sys/devices/system/node"))
 		return 0;
@@ -61,7 +66,7 @@ int smp_numa_nodes(void)
 	if (!d)
 		return 0;
 	struct dirent *e;
-	while ((e = readdir(d)) && nnodes < NODES_MAX) {
+	while ((e = readdir(d)) && found < NODES_MAX) {
 		char *end;
 		if (strncmp(e->d_name, "node", 4))
 			continue;
@@ -72,21 +77,46 @@ int smp_numa_nodes(void)
 		if (smp_read_file(path, buf, sizeof(buf)) < 0)
 			continue;
 		cpulist_apply(buf, (int)n);
-		node_ids[nnodes++] = (int)n;
+		node_ids[found++] = (int)n;
 	}
 	closedir(d);
 	/* In node order (readdir's order is the file system's). */
-	for (int i = 1; i < nnodes; i++)
+	for (int i = 1; i < found; i++)
 		for (int j = i; j > 0 && node_ids[j - 1] > node_ids[j]; j--) {
 			int x = node_ids[j];
 			node_ids[j] = node_ids[j - 1];
 			node_ids[j - 1] = x;
 		}
-	return nnodes;
+	return found;
+}
+
+int smp_numa_nodes(void)
+{
+	int n = __atomic_load_n(&nnodes, __ATOMIC_ACQUIRE);
+	if (n >= 0)
+		return n;
+	lt_lock(&map_lock);
+	n = nnodes;
+	if (n < 0) {
+		int saved = errno;
+		n = read_map();
+		errno = saved;
+		__atomic_store_n(&nnodes, n, __ATOMIC_RELEASE);
+	}
+	lt_unlock(&map_lock);
+	return n;
+}
+
+/* In the child of fork: a lock held by a thread that did not come along is free again
+ * (the map, when it was read in full, stays: the same machine). */
+void smp_numa_after_fork_child(void)
+{
+	map_lock = (struct lt_lock)LT_LOCK_INIT;
 }
 
 unsigned lt_cpu_node(int cpu)
 {
+	smp_numa_nodes();
 	if (cpu < 0 || cpu >= CPUS_MAX || !cpu_node[cpu])
 		return 0xffff;
 	return cpu_node[cpu] - 1u;
@@ -94,9 +124,14 @@ unsigned lt_cpu_node(int cpu)
 
 void lt_cpu_record(struct lt_thread *t)
 {
-	int cpu = sched_getcpu();
-	if (cpu >= 0)
-		lt_emit0(t, LT_REC_CPU, lt_cpu_node(cpu), (uint32_t)cpu);
+	unsigned cpu, node;
+	if (lt_setting_str("LIBTRACE_SYSFS_ROOT")[0]) {
+		int c = sched_getcpu();
+		if (c >= 0)
+			lt_emit0(t, LT_REC_CPU, lt_cpu_node(c), (uint32_t)c);
+	} else if (getcpu(&cpu, &node) == 0) {
+		lt_emit0(t, LT_REC_CPU, node, cpu);
+	}
 }
 
 /* ---- memory ---- */

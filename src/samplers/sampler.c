@@ -407,17 +407,12 @@ static void sampler_end(void)
 	lt_futex(&S.state, FUTEX_WAKE, 1, NULL);
 }
 
-/* Before the process's first thread registers: the NUMA map and lt_cpu_records. */
+/* Before the process's first thread registers: lt_cpu_records. */
 static void sampler_prepare(int forked)
 {
 	if (forked)
 		sampler_after_fork_child();
-	lt_cpu_records = 0;
-	if (!lt_setting("LIBTRACE_SAMPLE_PERIOD") || !samplers())
-		goto out;
-	smp_numa_nodes(); /* the cpu -> node map, before any thread records its CPU */
-	lt_cpu_records = (samplers() & LT_SAMPLE_CPU) != 0;
-out:
+	lt_cpu_records = lt_setting("LIBTRACE_SAMPLE_PERIOD") && (samplers() & LT_SAMPLE_CPU);
 	lt_track_moves = lt_cpu_records;
 }
 
@@ -573,6 +568,7 @@ static void sampler_stop(int wait)
 /* In the child of fork: the sampler thread did not come along; forget its sources. */
 static void sampler_after_fork_child(void)
 {
+	smp_numa_after_fork_child();
 	for (size_t i = 0; i < NOPS; i++) {
 		if (all_ops[i]->after_fork)
 			all_ops[i]->after_fork();

@@ -89,5 +89,6 @@ extern LT_HIDDEN const struct smp_ops smp_rapl, smp_thermal, smp_memory, smp_cpu
 
 /* numa.c: the NUMA topology (cpu -> node), read once at start. */
 LT_HIDDEN int smp_numa_nodes(void);
+LT_HIDDEN void smp_numa_after_fork_child(void);
 
 #endif /* LIBTRACE_SAMPLER_H */
