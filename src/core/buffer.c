@@ -90,14 +90,16 @@ struct slot {
 	uint32_t alloc[RING_CHUNKS];
 };
 
-static struct {
+/* In this order, and page-aligned, a short process touches two pages of it: the small
+ * fields, the packer's tables and the ring's path on the first, the events file's path on
+ * the second (each first touch of a page is a page fault). */
+static struct __attribute__((aligned(4096))) {
 	uint64_t chunk_size, slot_size;
 	uint32_t first_piece; /* FIRST_PIECE, or the page when it is larger */
 	unsigned chunks, max_slots;
 	unsigned nslots;     /* slots mapped so far */
 	unsigned file_slots; /* slots the ring file's size covers; slot_lock */
 	struct slot *slots;
-	struct lt_file ring, events;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed;		   /* the last write to events failed; io_lock */
 	int trimmed;		   /* lt_buffer_trim has run: nothing is reserved ahead; io_lock */
@@ -105,6 +107,7 @@ static struct {
 	int dump_pending;	   /* flight: a signal asked for a copy while io_lock was taken */
 	uint8_t *pack_buf;	   /* a chunk's packed form (chunk_size bytes); io_lock */
 	struct lt_pack_state pack; /* the packer's tables; io_lock */
+	struct lt_file ring, events;
 } R;
 
 /* A full memory barrier.  ThreadSanitizer models no fences (GCC refuses them under it): there a
@@ -212,13 +215,15 @@ static void file_header(struct lt_file_header *h, const char *magic)
 	h->slot_size = R.slot_size;
 }
 
+/* The header, then zeros up to LT_FILE_HEADER_SIZE (read-only data: no page of ours to
+ * clear for them). */
 static int write_file_header(struct lt_file *f, const char *magic)
 {
-	static char page[LT_FILE_HEADER_SIZE];
-	memset(page, 0, sizeof(page));
-	file_header((struct lt_file_header *)page, magic);
-	struct iovec iov = {page, sizeof(page)};
-	return write_all(f->fd, &iov, 1);
+	static const char zeros[LT_FILE_HEADER_SIZE - sizeof(struct lt_file_header)];
+	struct lt_file_header h;
+	file_header(&h, magic);
+	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)zeros, sizeof(zeros)}};
+	return write_all(f->fd, iov, 2);
 }
 
 int lt_buffer_open(const char *dir, int after_fork)

@@ -509,8 +509,12 @@ static const char *lookup(char *const *env, const char *name)
 int lt_config_load(char *const *env)
 {
 	int bad = 0;
-	memset(&lt_cfg, 0, sizeof(lt_cfg));
-	memset(setting, 0, sizeof(setting));
+	static int loaded;
+	if (loaded) { /* a first load finds them zero: their pages are not touched for nothing */
+		memset(&lt_cfg, 0, sizeof(lt_cfg));
+		memset(setting, 0, sizeof(setting));
+	}
+	loaded = 1;
 	str_pool_used = 0;
 	for (size_t i = 0; lt_options[i].name; i++) {
 		if (apply(i, lt_options[i].def) != 0)

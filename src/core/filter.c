@@ -36,18 +36,19 @@ unsigned char lt_str_off[65536 / 8];
 #define RULES_MAX 512
 #define POOL_SIZE 16384
 
+/* The small fields first: a process without rules touches one page of this. */
 static struct {
-	struct {
-		const char *glob;
-		int include;
-	} rule[RULES_MAX];
 	unsigned nrules;
 	int default_out; /* a name no rule matches is not recorded */
-	char pool[POOL_SIZE];
 	size_t used;
 	int paused;
 	int toggle_signal;
 	uint32_t pause_id, resume_id; /* the markers' strings, interned beforehand */
+	struct {
+		const char *glob;
+		int include;
+	} rule[RULES_MAX];
+	char pool[POOL_SIZE];
 } F;
 
 static const char *const fn_names[] = {

@@ -27,7 +27,6 @@ enum lt_mode {
 /* The resolved configuration of the core (config.c fills it from the LIBTRACE_* table; the
  * modules' own settings are read with lt_setting). */
 struct lt_config {
-	char output[4096];
 	unsigned modules;
 	uint64_t buffer_size; /* ring bytes per thread */
 	int overflow;	      /* enum lt_overflow */
@@ -38,6 +37,7 @@ struct lt_config {
 	int clock;	       /* enum lt_clock_kind, or -1 for auto */
 	int callsite_depth;    /* call-site frames per traced call (0: none) */
 	int64_t clock_skew_ns; /* tests: added to every clock reading */
+	char output[4096];     /* last: the small fields and a short path share a page */
 };
 
 extern LT_HIDDEN struct lt_config lt_cfg;
@@ -91,8 +91,8 @@ struct lt_file {
 	int users; /* uses under way (lt_file_fd .. lt_file_done) */
 	dev_t dev;
 	ino_t ino;
-	char path[4096];
 	int flags;
+	char path[4096]; /* last: what follows the few bytes of a path is never touched */
 };
 /* Creates dir/name 0600 (O_EXCL, O_NOFOLLOW) on a high descriptor.  0 or -errno. */
 LT_HIDDEN int lt_file_create(struct lt_file *f, const char *dir, const char *name, int flags);
