@@ -356,10 +356,32 @@ static int make_process_dir(int at)
 	return -errno;
 }
 
+/* The arguments glibc gives the constructor (NULL: not known, or not from glibc). */
+static char **start_argv;
+static int start_argc;
+
+/* The arguments as proc/self/cmdline has them, straight from argv: the kernel lays their
+ * strings one after the other, and a first read of that file costs 50 us here.  0 when
+ * they are not one block (a program or a runtime moved them before we looked). */
+static size_t argv_block(void)
+{
+	if (!start_argv || start_argc <= 0 || !start_argv[0] || start_argv[start_argc])
+		return 0;
+	const char *end = start_argv[0];
+	for (int i = 0; i < start_argc; i++) {
+		if (start_argv[i] != end)
+			return 0;
+		end += strlen(end) + 1;
+	}
+	return (size_t)(end - start_argv[0]);
+}
+
 const char *lt_cmdline(size_t *len)
 {
 	static char *args;
 	static size_t args_len;
+	if (!args && (args_len = argv_block()) != 0)
+		args = start_argv[0];
 	if (!args) {
 		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -628,8 +650,17 @@ void lt_catch_signal(int sig, void (*fn)(int, siginfo_t *, void *), const char *
 		lt_warn("cannot catch signal %d for %s: %s", sig, setting, strerror(errno));
 }
 
-__attribute__((constructor)) static void lt_constructor(void)
+/* glibc calls an ELF constructor with the program's arguments (other C libraries do not). */
+__attribute__((constructor)) static void lt_constructor(int argc, char **argv, char **envp)
 {
+	(void)envp;
+#ifdef __GLIBC__
+	start_argc = argc;
+	start_argv = argv;
+#else
+	(void)argc;
+	(void)argv;
+#endif
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
 		lt_init();
 	lt_modules_constructor();
