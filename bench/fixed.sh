@@ -18,7 +18,12 @@
 # With OTHER_BUILD (another build's libtrace.so and trace-run, e.g. before a change), its
 # traced runs join the same rounds: a before/after comparison in one run.
 # With HOG=1, a busy loop per CPU runs in the background the whole time (a busy machine).
-# Traces go to TMPDIR: the disk that is measured (not a tmpfs).
+# Traces go to TMPDIR: the disk that is measured (not a tmpfs).  Each traced run writes a
+# directory of its own, measured (du) at the end of its round and removed only when the
+# bench ends: on an ext4 without a journal, a file made within minutes of many deletions
+# costs more (the inode allocator skips the recently freed ones, one by one), and a bench
+# that deletes as it goes measures its own deletions.  KEEP=0 removes each trace right
+# after its run, as the bench did before.
 set -eu
 build=${1:-build}
 rounds=${2:-21}
@@ -54,15 +59,33 @@ fi
 import os, random, shutil, statistics, subprocess, sys, time
 tb, tmp, rounds, threads, hog, lib, run, olib, orun = sys.argv[1:]
 rounds, threads = int(rounds), int(threads)
-trace = os.path.join(tmp, "t")
+keep = os.environ.get("KEEP", "1") != "0"
+runs = 0
+def fresh_trace():
+    """A new trace directory for the next traced run."""
+    global runs
+    runs += 1
+    return os.path.join(tmp, "t%d" % runs)
+trace = fresh_trace()
 base = {k: v for k, v in os.environ.items()
         if not k.startswith("LIBTRACE_") and k != "LD_PRELOAD"}
 builds = [("", lib, run)] + ([("other ", olib, orun)] if olib else [])
 
 retries = []
+def disk_kib(path):
+    """The disk a trace directory keeps, in KiB (0 when the run made none)."""
+    if not os.path.isdir(path):
+        return 0
+    return int(subprocess.run(["du", "-sk", path], capture_output=True,
+                              text=True).stdout.split()[0])
+
 def wall(cmd, env, tries=3):
-    """Seconds from spawn to reaped; the trace directory's disk in KiB, then removed.  A run
-    that fails (a signal from elsewhere on a shared machine) is run again, and said."""
+    """Seconds from spawn to reaped, the trace directory the run used (KEEP=0: its disk in
+    KiB, the directory removed), the CPU seconds.  A run that fails (a signal from elsewhere
+    on a shared machine) is run again, and said."""
+    global trace
+    cmd = [trace if c == "@TRACE@" else c for c in cmd]
+    env = {k: trace if v == "@TRACE@" else v for k, v in env.items()}
     t = time.perf_counter()
     pid = os.posix_spawn(cmd[0], cmd, env, file_actions=[
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
@@ -75,11 +98,12 @@ def wall(cmd, env, tries=3):
         if tries <= 1:
             sys.exit(retries[-1])
         return wall(cmd, env, tries - 1)
-    kib = 0
-    if os.path.isdir(trace):
-        kib = int(subprocess.run(["du", "-sk", trace], capture_output=True,
-                                 text=True).stdout.split()[0])
-        shutil.rmtree(trace)
+    used = trace
+    if keep:
+        trace = fresh_trace()
+        return dt, used, cpu
+    kib = disk_kib(used)
+    shutil.rmtree(used, ignore_errors=True)
     return dt, kib, cpu
 
 true = shutil.which("true") or "/bin/true"
@@ -92,7 +116,9 @@ def run_true(o, env):
     t, kib, cpu = wall([true], env)
     add(key, t)
     add(key + " cpu", cpu)
-    if o is not None:
+    if o is not None and keep:
+        pending.append((o + "disk", kib)) # a directory: measured at the round's end
+    elif o is not None:
         add(o + "disk", kib)
 
 # Each round runs every measurement once, in an order of its own (shuffled, the same for
@@ -100,20 +126,23 @@ def run_true(o, env):
 # run is systematically slower or faster (with the order fixed, whichever build came first
 # after the untraced /bin/true took 3 ms more).
 for k in range(rounds):
+    pending = []
     tasks = [lambda: run_true(None, base)]
     tasks += [lambda m=m: add(m, wall([tb, m, str(threads)], base)[0]) for m in ("alive", "seq")]
     for o, l, r in builds:
-        traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT=trace, LIBTRACE_QUIET="1")
+        traced = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT="@TRACE@", LIBTRACE_QUIET="1")
         tasks.append(lambda o=o, e=traced: run_true(o, e))
         tasks.append(lambda o=o, e=traced: add(o + "preload", wall([true], e)[0]))
         tasks.append(lambda o=o, r=r: add(o + "trace-run",
-                                          wall([r, "-q", "-o", trace, "--", true], base)[0]))
+                                          wall([r, "-q", "-o", "@TRACE@", "--", true], base)[0]))
         for m in ("alive", "seq"):
             tasks.append(lambda o=o, m=m, e=traced: add(o + m + " traced",
                                                         wall([tb, m, str(threads)], e)[0]))
     random.Random(k).shuffle(tasks)
     for task in tasks:
         task()
+    for key, path in pending:
+        add(key, disk_kib(path))
 
 med = {k: statistics.median(v) for k, v in res.items()}
 ms = lambda k: med[k] * 1e3
