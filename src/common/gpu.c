@@ -26,7 +26,7 @@ struct kname {
 
 __thread struct lt_caller lt_gpu_caller LT_TLS;
 
-static struct kname names[NAMES_SIZE];
+static LT_PAGE_ALIGNED struct kname names[NAMES_SIZE];
 static struct lt_lock names_lock = LT_LOCK_INIT;
 static unsigned names_used;
 

@@ -565,7 +565,7 @@ static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *sta
  * a minimum duration nothing is ever taken back and neither does anything.  io_lock held.
  */
 #define SNAP_TAIL 8192u /* bytes: 16 enters taken back at once, with their readings */
-static uint8_t tail[SNAP_TAIL];
+static LT_PAGE_ALIGNED uint8_t tail[SNAP_TAIL];
 static size_t tail_len;
 
 static uint64_t tail_keep(const struct lt_chunk_header *c)

@@ -13,7 +13,7 @@
 #include "config.h"
 #include "lt.h"
 
-struct lt_config lt_cfg;
+LT_PAGE_ALIGNED struct lt_config lt_cfg;
 
 #define MODULE_WORD(id, word) word,
 const char *const lt_module_names[] = {LT_MODULE_WORDS(MODULE_WORD) NULL};
@@ -157,7 +157,7 @@ static struct {
 	const char *str; /* in str_pool; NULL: "" */
 } setting[OPT_COUNT];
 #define SET(i) setting[i]
-static char str_pool[OPT_COUNT * (SETTING_STR_MAX + 2 * 64)];
+static LT_PAGE_ALIGNED char str_pool[OPT_COUNT * (SETTING_STR_MAX + 2 * 64)];
 static size_t str_pool_used;
 
 /* Keeps v as option i's string; -1 when it is too long. */

@@ -27,7 +27,7 @@
 
 /* The tracer's files (the ring, the events and the meta file): static structures. */
 #define MAX_FILES 8
-static struct lt_file *files[MAX_FILES];
+static LT_PAGE_ALIGNED struct lt_file *files[MAX_FILES];
 /* Every descriptor of the tracer's that the program must not see (the files above and the
  * modules' sources): one bit per number below HIDE_BITS, a short list above. */
 #define HIDE_BITS 4096

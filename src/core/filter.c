@@ -31,7 +31,7 @@ uint64_t lt_min_ticks;
 unsigned char lt_filter_fns;
 unsigned char lt_filter_strs;
 unsigned char lt_fn_off[LT_FN_MAX];
-unsigned char lt_str_off[65536 / 8];
+LT_PAGE_ALIGNED unsigned char lt_str_off[65536 / 8];
 
 #define RULES_MAX 512
 #define POOL_SIZE 16384
@@ -49,7 +49,7 @@ static struct {
 		int include;
 	} rule[RULES_MAX];
 	char pool[POOL_SIZE];
-} F;
+} F LT_PAGE_ALIGNED;
 
 static const char *const fn_names[] = {
 #define LT_FN_NAME(name, module, object) #name,
@@ -80,7 +80,7 @@ static void add_rule(const char *glob, size_t len, int include)
  * the runtime does not know: they are skipped.  0, or -1 when the file is not one. */
 static int read_filter_file(const char *path)
 {
-	static char buf[65536];
+	static LT_PAGE_ALIGNED char buf[65536];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

@@ -29,8 +29,8 @@ int lt_state;
 unsigned lt_active;
 unsigned long (*lt_getauxval)(unsigned long) = getauxval; /* replaced by a unit test */
 
-static char trace_dir[PATH_MAX];
-static char proc_dir[PATH_MAX];
+static LT_PAGE_ALIGNED char trace_dir[PATH_MAX];
+static LT_PAGE_ALIGNED char proc_dir[PATH_MAX];
 static pid_t traced_pid;
 static int is_root;	 /* no traced parent: this process prints the exit line */
 static int stderr_known; /* fd 2 was open at start ... */

@@ -25,7 +25,7 @@ static struct {
 	pthread_t owner;
 	size_t len;
 	char buf[16384];
-} hold;
+} hold LT_PAGE_ALIGNED;
 
 int lt_meta_open(const char *dir)
 {

@@ -27,7 +27,14 @@
 #define LT_EXPORT __attribute__((visibility("default")))
 #define LT_HIDDEN __attribute__((visibility("hidden")))
 #define LT_TLS	  __attribute__((tls_model("initial-exec")))
-#define likely(x) __builtin_expect(!!(x), 1)
+/*
+ * For a static array or structure of 4 KiB or more.  The library is linked with its
+ * variables sorted by alignment (CMakeLists.txt), so these come first and the small ones
+ * lie together after them: a short process touches a few pages of the library's data, not
+ * one page per file it uses (each first touch of a page is a page fault).
+ */
+#define LT_PAGE_ALIGNED __attribute__((aligned(4096)))
+#define likely(x)	__builtin_expect(!!(x), 1)
 /* LT_UNPAREN (a, b) is a, b: splices a parenthesised list into another one. */
 #define LT_UNPAREN(...) __VA_ARGS__
 #define unlikely(x)	__builtin_expect(!!(x), 0)

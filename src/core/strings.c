@@ -21,7 +21,7 @@ struct entry {
 	char str[];
 };
 
-static struct entry *table[TABLE_SIZE];
+static LT_PAGE_ALIGNED struct entry *table[TABLE_SIZE];
 static struct lt_lock insert_lock = LT_LOCK_INIT;
 static uint32_t next_id = 1;
 static uint32_t overflow_id;

@@ -206,7 +206,7 @@ static struct {
 	unsigned long handle;
 	uint32_t index;
 	int used;
-} map[MAP_SIZE];
+} map[MAP_SIZE] LT_PAGE_ALIGNED;
 static struct lt_lock map_lock = LT_LOCK_INIT;
 static unsigned map_count;
 

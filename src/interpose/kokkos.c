@@ -51,7 +51,7 @@ struct kp_tool_interface {
 #define KOKKOS_INIT_37	"_ZN6Kokkos10initializeERKNS_22InitializationSettingsE"
 #define KOKKOS_INIT_OLD "_ZN6Kokkos10initializeENS_13InitArgumentsE"
 
-static char self_path[PATH_MAX];
+static LT_PAGE_ALIGNED char self_path[PATH_MAX];
 static int set_tools_libs; /* we set KOKKOS_TOOLS_LIBS, and not yet KOKKOS_PROFILE_LIBRARY */
 
 /* Whether the symbol is defined in handle.  A failed dlsym leaves its message for the

@@ -28,9 +28,9 @@
 #define CPUS_MAX  4096
 #define NODES_MAX 64
 
-static uint16_t cpu_node[CPUS_MAX]; /* node + 1; 0: unknown */
-static int nnodes = -1;		    /* -1: not read yet */
-static int node_ids[NODES_MAX];	    /* the nodes found, in order */
+static LT_PAGE_ALIGNED uint16_t cpu_node[CPUS_MAX]; /* node + 1; 0: unknown */
+static int nnodes = -1;				    /* -1: not read yet */
+static int node_ids[NODES_MAX];			    /* the nodes found, in order */
 
 /* Parses a cpulist ("0-3,8,10-11") and gives its CPUs to node n. */
 static void cpulist_apply(const char *s, int n)
@@ -141,7 +141,7 @@ static uint32_t m_rss, m_node[NODES_MAX];
 static int per_node;		       /* memory per node is sampled */
 static uint64_t numa_every, numa_tick; /* read numa_maps every numa_every-th period */
 static long page_size;
-static char big[1 << 16];
+static LT_PAGE_ALIGNED char big[1 << 16];
 
 static int memory_start(void)
 {
@@ -287,7 +287,7 @@ static struct task {
 	uint32_t tid, index;
 	int cpu; /* last seen, -1: not yet */
 	int used;
-} tasks[2][TASK_SLOTS];
+} tasks[2][TASK_SLOTS] LT_PAGE_ALIGNED;
 static int tasks_now;	 /* the table of the last sample */
 static size_t next_read; /* the position in the thread list where reading goes on */
 

@@ -35,7 +35,7 @@ static struct zone {
 	uint32_t metric;
 	int live, first;
 	char name[96];
-} zones[ZONES_MAX];
+} zones[ZONES_MAX] LT_PAGE_ALIGNED;
 static unsigned nzones;
 
 static void chomp(char *s)

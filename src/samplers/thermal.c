@@ -22,7 +22,7 @@ static struct sensor {
 	uint32_t metric;
 	int live;
 	char name[128];
-} sensors[SENSORS_MAX];
+} sensors[SENSORS_MAX] LT_PAGE_ALIGNED;
 static unsigned nsensors;
 
 /* Strips the trailing newline of a sysfs value. */
@@ -74,7 +74,7 @@ static void add_sensor(const char *path, const char *name)
 static void find_hwmon(void)
 {
 	char dir[320], path[1024], buf[128], label[128];
-	static char devs[64][64], files[256][64];
+	static LT_PAGE_ALIGNED char devs[64][64], files[256][64];
 	if (smp_path(dir, sizeof(dir), "/sys/class/hwmon"))
 		return;
 	int nd = dir_entries(dir, "hwmon", devs, 64);
@@ -108,7 +108,7 @@ static void find_hwmon(void)
 static void find_thermal(void)
 {
 	char dir[320], path[1024], type[64];
-	static char zones[64][64];
+	static LT_PAGE_ALIGNED char zones[64][64];
 	if (smp_path(dir, sizeof(dir), "/sys/class/thermal"))
 		return;
 	int nz = dir_entries(dir, "thermal_zone", zones, 64);

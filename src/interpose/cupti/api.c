@@ -11,8 +11,8 @@
 #include "private.h"
 
 __thread struct lt_cupti_calls lt_cupti_cs LT_TLS;
-uint64_t lt_cupti_corr_alias[ALIAS_SIZE];
-uint32_t lt_cupti_paused_corr[ALIAS_SIZE];
+LT_PAGE_ALIGNED uint64_t lt_cupti_corr_alias[ALIAS_SIZE];
+LT_PAGE_ALIGNED uint32_t lt_cupti_paused_corr[ALIAS_SIZE];
 int lt_cupti_in_calls;
 int lt_cupti_handing_over;
 
