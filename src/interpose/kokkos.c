@@ -115,8 +115,11 @@ static void kokkos_register(void)
 		lt_info("kokkos: cannot find this library's own path; Kokkos will not call it");
 		return;
 	}
-	int has_kokkos =
-	    dlsym(RTLD_DEFAULT, KOKKOS_INIT_37) || dlsym(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	/* Each lookup that fails costs the C library an error message (a malloc and a
+	 * formatted string): two, whose answers serve below too. */
+	int has_37 = has_symbol(RTLD_DEFAULT, KOKKOS_INIT_37);
+	int has_old = has_symbol(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	int has_kokkos = has_37 || has_old;
 	const char *user = lt_foreign_env("KOKKOS_TOOLS_LIBS");
 	if (!user)
 		user = lt_foreign_env("KOKKOS_PROFILE_LIBRARY");
@@ -137,8 +140,7 @@ static void kokkos_register(void)
 	/* Before 3.7 only KOKKOS_PROFILE_LIBRARY works; from 3.7 on it is deprecated (a warning
 	 * on every run).  Without a Kokkos in sight yet (static, or dlopen'ed later), the
 	 * modern name, and kokkos_dlopened() adds the old one if an old Kokkos comes. */
-	int old =
-	    !has_symbol(RTLD_DEFAULT, KOKKOS_INIT_37) && has_symbol(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	int old = !has_37 && has_old;
 	setenv(old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path, 1);
 	set_tools_libs = !old;
 	lt_debug("kokkos: %s=%s", old ? "KOKKOS_PROFILE_LIBRARY" : "KOKKOS_TOOLS_LIBS", self_path);
