@@ -361,7 +361,7 @@ static char **start_argv;
 static int start_argc;
 
 /* The arguments as proc/self/cmdline has them, straight from argv: the kernel lays their
- * strings one after the other, and a first read of that file costs 50 us here.  0 when
+ * strings one after the other, and a first read of that file cost 50 us on the VM measured.  0 when
  * they are not one block (a program or a runtime moved them before we looked). */
 static size_t argv_block(void)
 {
