@@ -67,7 +67,12 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#include <sys/platform/x86.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33: CPU_FEATURE_ACTIVE */
+#endif
+#if !defined(CPU_FEATURE_ACTIVE)
+#include <cpuid.h>
+#endif
 #endif
 
 #include "../format/pack.h"
@@ -145,7 +150,12 @@ static int can_evict; /* CLFLUSHOPT: CPUID leaf 7, EBX bit 23 */
  * a virtual machine (13 us each on the VM measured). */
 static void evict_init(void)
 {
+#if defined(CPU_FEATURE_ACTIVE)
 	can_evict = CPU_FEATURE_ACTIVE(CLFLUSHOPT);
+#else
+	unsigned a, b, c, d;
+	can_evict = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 23) & 1;
+#endif
 }
 
 __attribute__((target("clflushopt"))) static void chunk_evict(const struct lt_chunk_header *c)

@@ -8,7 +8,12 @@
  */
 #include <time.h>
 #if defined(__x86_64__)
-#include <sys/platform/x86.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33: CPU_FEATURE_ACTIVE */
+#endif
+#if !defined(CPU_FEATURE_ACTIVE)
+#include <cpuid.h>
+#endif
 #endif
 
 #include "lt.h"
@@ -48,7 +53,15 @@ double lt_clock_hz(void)
  */
 static int tsc_is_invariant(void)
 {
+#if defined(CPU_FEATURE_PRESENT)
 	return CPU_FEATURE_PRESENT(INVARIANT_TSC);
+#else
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+#endif
 }
 
 /*

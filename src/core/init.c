@@ -360,9 +360,10 @@ static int make_process_dir(int at)
 static char **start_argv;
 static int start_argc;
 
-/* The arguments as proc/self/cmdline has them, straight from argv: the kernel lays their
- * strings one after the other, and a first read of that file cost 50 us on the VM measured.  0 when
- * they are not one block (a program or a runtime moved them before we looked). */
+/* The length of the arguments as proc/self/cmdline has them, straight from argv: the kernel
+ * lays their strings one after the other, and a first read of that file cost 50 us on the VM
+ * measured.  0 when they are not one block (a program or a runtime moved them before we
+ * looked). */
 static size_t argv_block(void)
 {
 	if (!start_argv || start_argc <= 0 || !start_argv[0] || start_argv[start_argc])
@@ -380,8 +381,13 @@ const char *lt_cmdline(size_t *len)
 {
 	static char *args;
 	static size_t args_len;
-	if (!args && (args_len = argv_block()) != 0)
-		args = start_argv[0];
+	size_t block = args ? 0 : argv_block();
+	if (block && (args = malloc(block)) != NULL) {
+		/* A copy: a program may write over its argv area (a process title) before
+		 * it forks, and the child's meta file has the arguments again. */
+		memcpy(args, start_argv[0], block);
+		args_len = block;
+	}
 	if (!args) {
 		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {

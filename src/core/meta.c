@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -201,17 +202,21 @@ static void maps_line(const char *line)
 	lt_meta_escaped(key, p);
 }
 
-/* Reads with a buffer for one whole line of the longest path and no more: the start's stack
- * stays shallow (each new page of it is a page fault). */
+/* Reads with a buffer on the stack for one line of a path of PATH_MAX, and no more: the
+ * start's stack stays shallow (each new page of it is a page fault).  A longer line (the
+ * kernel prints a path of any length) moves to a buffer from malloc, up to MAPS_LINE_MAX;
+ * past that, or without memory, that one line is skipped to its end. */
+#define MAPS_LINE_MAX (1u << 20)
 void lt_meta_maps(void)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	char buf[PATH_MAX + 256];
-	size_t have = 0;
+	char small[PATH_MAX + 256], *buf = small;
+	size_t cap = sizeof(small), have = 0;
+	int skip = 0; /* dropping the rest of a line too long to keep */
 	for (;;) {
-		ssize_t r = read(fd, buf + have, sizeof(buf) - 1 - have);
+		ssize_t r = read(fd, buf + have, cap - 1 - have);
 		if (r <= 0)
 			break;
 		have += (size_t)r;
@@ -219,14 +224,30 @@ void lt_meta_maps(void)
 		char *line = buf, *nl;
 		while ((nl = strchr(line, '\n'))) {
 			*nl = '\0';
-			maps_line(line);
+			if (!skip)
+				maps_line(line);
+			skip = 0;
 			line = nl + 1;
 		}
 		have = (size_t)(buf + have - line);
 		memmove(buf, line, have);
-		if (have == sizeof(buf) - 1)
-			have = 0; /* a line longer than the buffer: drop it */
+		if (have < cap - 1)
+			continue;
+		/* One line fills the buffer: a larger one, or skip to its end. */
+		char *more = cap < MAPS_LINE_MAX ? malloc(cap * 4) : NULL;
+		if (more) {
+			memcpy(more, buf, have);
+			if (buf != small)
+				free(buf);
+			buf = more;
+			cap *= 4;
+		} else {
+			skip = 1;
+			have = 0;
+		}
 	}
+	if (buf != small)
+		free(buf);
 	close(fd);
 }
 

@@ -11,7 +11,10 @@
  * migration the program asks for shows at the instant it happened, not at the next sample.
  * The map is read when something first needs it (the samplers, or a thread's record under
  * LIBTRACE_SYSFS_ROOT, whose nodes are the tree's), not at start: a short process does not
- * pay for it.
+ * pay for it.  getcpu's node and the map's come from the same kernel table; they differ
+ * only where sys/devices/system/node is hidden (some containers) or for a CPU numbered
+ * CPUS_MAX or more: a thread's own record then has the node, the sampler's record of the
+ * same CPU says unknown (0xffff).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

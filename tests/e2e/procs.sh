@@ -1,8 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # fork, fork+exec, posix_spawn, system() and dlopen under the tracer: each process has its
-# own directory and complete trace, and the parent's events are not duplicated in children.
+# own directory and complete trace, and the parent's events are not duplicated in children;
+# a child forked after the program wrote over its argument strings has the arguments too.
 . "$(dirname "$0")/lib.sh"
+
+# A program that writes over its argument strings (a process title) before it forks: the
+# child's meta file has the arguments the process started with, as the parent's.
+traced "$WORK/title" "$TESTBIN/procs" title one "two words" >/dev/null || fail "procs title failed"
+[ "$(ls "$WORK/title" | wc -l)" = 2 ] || fail "procs title: not two processes: $(ls "$WORK/title")"
+for m in "$WORK"/title/*/meta; do
+	[ "$(grep '^arg ' "$m" | cut -d' ' -f2- | tr '\n' '|')" = "$TESTBIN/procs|title|one|two\\x20words|" ] ||
+		fail "$m: arguments $(grep '^arg ' "$m" | tr '\n' '|')"
+done
 
 out=$(traced "$WORK/t" "$TESTBIN/procs") || fail "procs failed: $out"
 [ "$out" = ok ] || fail "procs: $out"

@@ -5,6 +5,8 @@
  *
  *   procs            the parent: records 100 "parent" values, then starts the others
  *   procs child N    an exec'd or spawned image: records N "child" values, exits with 0
+ *   procs title ...  writes over its argument strings (a process title, as servers set
+ *                    it), then forks a child that exits with 0
  *
  * Exit status 0 when every child ended as expected.
  */
@@ -45,6 +47,15 @@ int main(int argc, char **argv)
 		for (long i = 0; i < atol(argv[2]); i++)
 			ltr_counter("child", i);
 		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "title")) {
+		char *end = argv[argc - 1] + strlen(argv[argc - 1]);
+		memset(argv[0], 0, (size_t)(end - argv[0]));
+		strcpy(argv[0], "worker: idle");
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		return wait_ok(pid, 0) ? 0 : 1;
 	}
 	int ok = 1;
 	for (long i = 0; i < 100; i++)
