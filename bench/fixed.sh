@@ -22,8 +22,9 @@
 # directory of its own, measured (du) at the end of its round and removed only when the
 # bench ends: on an ext4 without a journal, a file made within minutes of many deletions
 # costs more (the inode allocator skips the recently freed ones, one by one), and a bench
-# that deletes as it goes measures its own deletions.  KEEP=0 removes each trace right
-# after its run, as the bench did before.
+# that deletes as it goes measures its own deletions.  TMPDIR needs room for them: about
+# 5 MiB a round and a build with 1,000 threads.  KEEP=0 removes each trace right after its
+# run, as the bench did before.
 set -eu
 build=${1:-build}
 rounds=${2:-21}
