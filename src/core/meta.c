@@ -149,7 +149,6 @@ void lt_meta_escaped2(const char *key, const char *a, const char *b)
 	meta_write(buf, n);
 }
 
-/* The executable file mappings of /proc/self/maps, as "map" lines. */
 /* A hexadecimal field of a maps line ending at `stop`: its value, *s past the stop.  -1 (no
  * value) when it is not one. */
 static int maps_hex(const char **s, char stop, unsigned long *v)
@@ -202,10 +201,11 @@ static void maps_line(const char *line)
 	lt_meta_escaped(key, p);
 }
 
-/* Reads with a buffer on the stack for one line of a path of PATH_MAX, and no more: the
- * start's stack stays shallow (each new page of it is a page fault).  A longer line (the
- * kernel prints a path of any length) moves to a buffer from malloc, up to MAPS_LINE_MAX;
- * past that, or without memory, that one line is skipped to its end. */
+/* The executable file mappings of /proc/self/maps, as "map" lines.  Read with a buffer on
+ * the stack for one line of a path of PATH_MAX, and no more: the start's stack stays shallow
+ * (each new page of it is a page fault).  A longer line (the kernel prints a path of any
+ * length) moves to a buffer from malloc, up to MAPS_LINE_MAX; past that, or without memory,
+ * that one line is skipped to its end. */
 #define MAPS_LINE_MAX (1u << 20)
 void lt_meta_maps(void)
 {
