@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Call sites: the pthread, OpenMP and process calls of tests/programs/callsites.c resolve, in
 # the OTF2 archive, to the lines that made them (found by their CS_* markers); depth 0 records none;
-# depth 4 adds the callers (a CallingContext chain through outer() and main()).
+# depth 4 adds the callers (a CallingContext chain through outer() and main()); a frame
+# named as a recorded call stays a function, apart from the call's region.
 . "$(dirname "$0")/lib.sh"
 CONVERT=$BUILD/trace2otf2
 [ -x "$CONVERT" ] || skip "trace2otf2 was not built"
@@ -95,4 +96,21 @@ for key, w in want.items():
     print('paraver: %d:%d called from %s' % (*key, got[80000001]))
 PY
 	fail "paraver: caller events"
+
+# A frame named as a recorded call (frame_named_call.c's own static pthread_create, met in a
+# call path before the real call): a function region of its own; the real call keeps its
+# pthread region and, in Paraver, Extrae's pthread_create event (61000000 value 2).
+gcc -g -O1 -fno-omit-frame-pointer "$SRC/tests/programs/frame_named_call.c" -o "$WORK/fnc" \
+	-ldl || fail "cannot build frame_named_call.c"
+LIBTRACE_CALLSITE_DEPTH=2 traced "$WORK/tf" "$WORK/fnc" || fail "frame_named_call failed"
+"$CONVERT" -q "$WORK/tf" -o "$WORK/af" 2>/dev/null || fail "frame named as a call: otf2 failed"
+otf2-print -G "$WORK/af/traces.otf2" >"$WORK/deff"
+grep -q '^REGION .*Name: "pthread_create".*Role: FUNCTION, Paradigm: USER' "$WORK/deff" ||
+	fail "frame named as a call: no function region pthread_create"
+grep -q '^REGION .*Name: "pthread_create".*Role: THREAD_CREATE, Paradigm: "POSIX threads"' \
+	"$WORK/deff" || fail "frame named as a call: the call lost its pthread region"
+"$CONVERT" -q -f paraver "$WORK/tf" -o "$WORK/pf" 2>/dev/null || fail "frame named: paraver failed"
+grep -Eq ':61000000:2(:|$)' "$WORK/pf.prv" ||
+	fail "frame named as a call: no pthread_create event in the .prv"
+echo "frame named as a call: a function region beside the pthread call's"
 echo ok

@@ -240,11 +240,13 @@ uint32_t cv_scl_id(struct cv *cv, const struct cv_scl *cp)
 }
 
 /* The calling context of a frame: the function `func` (a string id: its region), its line
- * scl + 1, the context of its caller (id + 1, 0: none).  Returns id + 1, 0 on failure. */
+ * scl + 1, the context of its caller (id + 1, 0: none).  Returns id + 1, 0 on failure.
+ * A frame's region has a namespace of its own: a frame named as a call the tracer records
+ * (pthread_create in its wrapper) is a function, whichever of the two a process met first. */
 static uint32_t ctx_of(struct cv *cv, uint32_t func, uint32_t scl, uint32_t parent)
 {
 	struct cv_region r = {func, func, CV_NO_STRING, 0, CV_ROLE_FUNCTION, CV_PARADIGM_USER, 0};
-	return cv_context(cv, cv_region_id(cv, 'C', cv->strings[func], &r), scl, parent);
+	return cv_context(cv, cv_region_id(cv, 'S', cv->strings[func], &r), scl, parent);
 }
 
 uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent)
