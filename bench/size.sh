@@ -17,7 +17,9 @@
 #             first pass over the ring (its pages, the start, the exit are in "cpu")
 #   writer    the writer thread's CPU time (meta "writer_cpu") / PAIRS
 # and bench_mutex / bench_event give the cost in the program's thread alone (bursts that
-# fit the ring).  LTTng: a user-space session recording lttng_ust_pthread:*, its trace
+# fit the ring), bench_floor the least a traced pair can cost here, untraced: the program's
+# thread stamping and storing both records into a ring nobody reads, plus the tracer's
+# packer over those records from its cache (each half without the other's traffic).  LTTng: a user-space session recording lttng_ust_pthread:*, its trace
 # directory's bytes, and the CPU time of the program plus that of the session and consumer
 # daemons during the run (they do the writing).  Medians over the rounds.  Traces go to
 # TMPDIR (default /tmp): the disk is what is measured, not /dev/shm.
@@ -29,7 +31,8 @@ lib=$(cd "$build" && pwd)/libtrace.so
 bp=$build/bench/bench_pairs
 mx=$build/bench/bench_mutex
 ev=$build/bench/bench_event
-[ -x "$bp" ] && [ -x "$mx" ] && [ -x "$ev" ] && [ -f "$lib" ] ||
+fl=$build/bench/bench_floor
+[ -x "$bp" ] && [ -x "$mx" ] && [ -x "$ev" ] && [ -x "$fl" ] && [ -f "$lib" ] ||
 	{ echo "build the project first ($build)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-size.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -50,10 +53,10 @@ else
 fi
 
 exec /usr/bin/python3 - "$tmp" "$rounds" "$pairs" "$lib" "${BASE_LIB:-}" "$bp" "$mx" "$ev" \
-	"$wrapper" "$lttng_ok" <<'PY'
+	"$wrapper" "$lttng_ok" "$fl" <<'PY'
 import os, re, statistics, subprocess, sys, shutil
 
-tmp, rounds, pairs, lib, base_lib, bp, mx, ev, wrapper, lttng_ok = sys.argv[1:]
+tmp, rounds, pairs, lib, base_lib, bp, mx, ev, wrapper, lttng_ok, fl = sys.argv[1:]
 rounds, pairs = int(rounds), int(pairs)
 
 
@@ -172,6 +175,10 @@ try:
                 res.setdefault(("lttng", "lock", k), []).append(v)
         c = run([bp, "lock", str(pairs)], dict(os.environ))
         res.setdefault(("plain", "lock", "cpu"), []).append(c * 1e9 / pairs)
+        plain = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        for key, line in (("producer", "producer: 2 x (rdtsc + 24 B record)"),
+                          ("packer", "pack cache: 1 MiB chunk, per pair")):
+            res.setdefault(("floor", key), []).append(bench_line([fl, "2000000", "3"], plain, line))
 finally:
     if lttng_ok:
         # Our session daemon: the one whose LTTNG_HOME is ours.
@@ -213,4 +220,8 @@ rows = [("lock+unlock: bytes on disk", "lock", "disk", "B"),
 for label, mode, k, unit in rows:
     print("| %s | %s |" % (label, " | ".join(fmt(med((c, mode, k)), unit) for c in cols)))
 print("untraced lock+unlock pair, whole process: %s" % fmt(med(("plain", "lock", "cpu")), "ns"))
+fp, fk = med(("floor", "producer")), med(("floor", "packer"))
+if fp is not None and fk is not None:
+    print("floor of a traced pair here (bench_floor, untraced): the program's thread %.1f ns"
+          " + the packer %.1f ns = %.1f ns" % (fp, fk, fp + fk))
 PY
