@@ -3,14 +3,20 @@
 # bench/fixed.sh - the tracer's fixed costs: a process that does nothing, a thread, the
 # launcher, measured side by side in one run.
 #
-#   [HOG=1] bench/fixed.sh [BUILD_DIR] [ROUNDS] [THREADS] [OTHER_BUILD]   (build, 21, 1000)
+#   [HOG=1] [PAIRS=N] bench/fixed.sh [BUILD_DIR] [ROUNDS] [THREADS] [OTHER_BUILD]
+#                                                             (build, 21, 1000; PAIRS 200)
 #
-# Rounds in which each measurement below runs once, in a shuffled order (a fixed seed per
-# round), medians over the rounds:
-#  - /bin/true untraced and with BUILD_DIR's libtrace.so preloaded: wall time of each, the
-#    extra ms, the CPU time the process used (user + system, its threads included: on a
-#    busy machine the wall time also holds the scheduler's waits), and the disk the trace
-#    directory keeps (du -sk, after the process ended);
+# First, PAIRS (default 200) alternating pairs of /bin/true, untraced and with BUILD_DIR's
+# libtrace.so preloaded (and OTHER_BUILD's: a triple), nothing else run between them, the
+# order within a pair turning each time: the process's fixed cost is the median of the
+# traced run's wall time less the untraced one's, pair by pair; also the medians of each
+# and of the CPU time (user + system, its threads included: on a busy machine the wall time
+# also holds the scheduler's waits).
+# Then rounds in which each measurement below runs once, in a shuffled order (a fixed seed
+# per round), medians over the rounds:
+#  - /bin/true untraced and traced again, now each beside the other kinds of runs (a run
+#    just after 1,000 threads waits longer for its share of a busy machine), and the disk
+#    the trace directory keeps (du -sk, after the process ended);
 #  - bench_threads alive THREADS (all alive at once) and seq THREADS (create+join one after
 #    the other): the whole process's extra wall time, per thread;
 #  - trace-run -q -o DIR -- /bin/true next to LD_PRELOAD=libtrace.so /bin/true: what the
@@ -56,10 +62,11 @@ if [ "$hog" = 1 ]; then
 	done
 fi
 
-/usr/bin/python3 - "$tb" "$tmp" "$rounds" "$threads" "$hog" "$lib" "$run" "$olib" "$orun" <<'PY'
+/usr/bin/python3 - "$tb" "$tmp" "$rounds" "$threads" "$hog" "$lib" "$run" "$olib" "$orun" \
+	"${PAIRS:-200}" <<'PY'
 import os, random, shutil, statistics, subprocess, sys, time
-tb, tmp, rounds, threads, hog, lib, run, olib, orun = sys.argv[1:]
-rounds, threads = int(rounds), int(threads)
+tb, tmp, rounds, threads, hog, lib, run, olib, orun, pairs = sys.argv[1:]
+rounds, threads, pairs = int(rounds), int(threads), int(pairs)
 keep = os.environ.get("KEEP", "1") != "0"
 runs = 0
 def fresh_trace():
@@ -122,6 +129,18 @@ def run_true(o, env):
     elif o is not None:
         add(o + "disk", kib)
 
+# The alternating pairs (triples with another build): untraced, traced, turning the order.
+variants = [None] + [o for o, _, _ in builds]
+envs = {None: base}
+for o, l, _ in builds:
+    envs[o] = dict(base, LD_PRELOAD=l, LIBTRACE_OUTPUT="@TRACE@", LIBTRACE_QUIET="1")
+alt = {v: [] for v in variants}
+for i in range(pairs):
+    order = variants[i % len(variants):] + variants[:i % len(variants)]
+    for v in order:
+        t, _, cpu = wall([true], envs[v])
+        alt[v].append((t, cpu))
+
 # Each round runs every measurement once, in an order of its own (shuffled, the same for
 # every run of the script): on a busy machine a run measured just after another kind of
 # run is systematically slower or faster (with the order fixed, whichever build came first
@@ -151,9 +170,17 @@ print("bench/fixed.sh: %d rounds, medians, %s (%d CPUs)" % (
     rounds, "a busy loop per CPU beside" if hog == "1" else "no load of its own", os.cpu_count()))
 for o, l, r in builds:
     print("%s%s" % ("other build: " if o else "build: ", os.path.dirname(l)))
-    print("  /bin/true              untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
+    if pairs:
+        m = lambda v, i: statistics.median(x[i] for x in alt[v]) * 1e3
+        d = lambda i: statistics.median(
+            (a[i] - b[i]) for a, b in zip(alt[o], alt[None])) * 1e3
+        print("  /bin/true, %d alternating pairs: untraced %.2f ms, traced %.2f ms, extra %.2f ms"
+              % (pairs, m(None, 0), m(o, 0), d(0)))
+        print("  /bin/true, their CPU time:  untraced %.2f ms, traced %.2f ms, extra %.2f ms"
+              % (m(None, 1), m(o, 1), d(1)))
+    print("  /bin/true, in the rounds   untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
         ms("true"), ms(o + "true traced"), ms(o + "true traced") - ms("true")))
-    print("  /bin/true, its CPU     untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
+    print("  /bin/true, its CPU         untraced %7.2f ms   traced %7.2f ms   extra %6.2f ms" % (
         ms("true cpu"), ms(o + "true traced cpu"), ms(o + "true traced cpu") - ms("true cpu")))
     print("  disk left per process  %d KiB (du -sk of the trace directory)" % med[o + "disk"])
     for m, what in (("alive", "%d alive at once" % threads),
