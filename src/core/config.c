@@ -543,16 +543,16 @@ int lt_config_load(char *const *env)
 static void format_words(char *buf, size_t len, const char *name, const char *const *names,
 			 unsigned mask)
 {
-	size_t n = (size_t)snprintf(buf, len, "%s=", name);
+	size_t n = (size_t)lt_snprintf(buf, len, "%s=", name);
 	int first = 1;
 	for (size_t m = 0; names[m] && n < len; m++) {
 		if (!(mask & (1u << m)))
 			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ",", names[m]);
+		n += (size_t)lt_snprintf(buf + n, len - n, "%s%s", first ? "" : ",", names[m]);
 		first = 0;
 	}
 	if (first && n < len)
-		snprintf(buf + n, len - n, "none");
+		lt_snprintf(buf + n, len - n, "none");
 }
 
 char *lt_config_format(size_t i, char *buf, size_t len)
@@ -560,7 +560,7 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	const struct lt_option *o = &lt_options[i];
 	switch (i) {
 	case OPT_OUTPUT:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.output);
+		lt_snprintf(buf, len, "%s=%s", o->name, lt_cfg.output);
 		break;
 	case OPT_MODULES:
 		format_words(buf, len, o->name, lt_module_names, lt_cfg.modules);
@@ -574,10 +574,10 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_SAMPLE_PERIOD:
 	case OPT_STACK_SAMPLING:
 	case OPT_MIN_DURATION:
-		snprintf(buf, len, "%s=%lluns", o->name, (unsigned long long)SET(i).num);
+		lt_snprintf(buf, len, "%s=%lluns", o->name, (unsigned long long)SET(i).num);
 		break;
 	case OPT_START_PAUSED:
-		snprintf(buf, len, "%s=%d", o->name, (int)SET(i).num);
+		lt_snprintf(buf, len, "%s=%d", o->name, (int)SET(i).num);
 		break;
 	case OPT_SYSFS_ROOT:
 	case OPT_PAPI_EVENTS:
@@ -585,20 +585,20 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 	case OPT_EXCLUDE:
 	case OPT_INCLUDE:
 	case OPT_TOGGLE_SIGNAL:
-		snprintf(buf, len, "%s=%s", o->name, SET(i).str ? SET(i).str : "");
+		lt_snprintf(buf, len, "%s=%s", o->name, SET(i).str ? SET(i).str : "");
 		break;
 	case OPT_CALLSITE_DEPTH:
-		snprintf(buf, len, "%s=%d", o->name, lt_cfg.callsite_depth);
+		lt_snprintf(buf, len, "%s=%d", o->name, lt_cfg.callsite_depth);
 		break;
 	case OPT_BUFFER_SIZE:
-		snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.buffer_size);
+		lt_snprintf(buf, len, "%s=%llu", o->name, (unsigned long long)lt_cfg.buffer_size);
 		break;
 	case OPT_OVERFLOW:
-		snprintf(buf, len, "%s=%s", o->name, lt_cfg.overflow ? "drop" : "block");
+		lt_snprintf(buf, len, "%s=%s", o->name, lt_cfg.overflow ? "drop" : "block");
 		break;
 	case OPT_MODE:
-		snprintf(buf, len, "%s=%s", o->name,
-			 lt_cfg.mode == LT_MODE_FLIGHT ? "flight" : "stream");
+		lt_snprintf(buf, len, "%s=%s", o->name,
+			    lt_cfg.mode == LT_MODE_FLIGHT ? "flight" : "stream");
 		break;
 	case OPT_FLIGHT_SIGNAL: {
 		int sig = lt_cfg.flight_signal;
@@ -607,41 +607,41 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 			if (flight_signals[k].sig == sig)
 				name = flight_signals[k].name;
 		if (!sig)
-			snprintf(buf, len, "%s=none", o->name);
+			lt_snprintf(buf, len, "%s=none", o->name);
 		else if (name)
-			snprintf(buf, len, "%s=SIG%s", o->name, name);
+			lt_snprintf(buf, len, "%s=SIG%s", o->name, name);
 		else
-			snprintf(buf, len, "%s=SIGRTMIN+%d", o->name, sig - SIGRTMIN);
+			lt_snprintf(buf, len, "%s=SIGRTMIN+%d", o->name, sig - SIGRTMIN);
 		break;
 	}
 	case OPT_CLOCK:
-		snprintf(buf, len, "%s=%s", o->name,
-			 lt_cfg.clock < 0    ? "auto"
-			 : lt_cfg.clock == 0 ? "tsc"
-					     : "monotonic");
+		lt_snprintf(buf, len, "%s=%s", o->name,
+			    lt_cfg.clock < 0	? "auto"
+			    : lt_cfg.clock == 0 ? "tsc"
+						: "monotonic");
 		break;
 	case OPT_KOKKOS_FENCE: {
 		static const char *const names[] = {"auto", "on", "off"};
-		snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
+		lt_snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
 		break;
 	}
 	case OPT_SAMPLER_START:
-		snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "now" : "threaded");
+		lt_snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "now" : "threaded");
 		break;
 	case OPT_QUIET:
-		snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
+		lt_snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
 		break;
 	case OPT_DEBUG:
-		snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
+		lt_snprintf(buf, len, "%s=%d", o->name, lt_cfg.debug);
 		break;
 	case OPT_CUPTI:
-		snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "off" : "auto");
+		lt_snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "off" : "auto");
 		break;
 	case OPT_TEST_CLOCK_SKEW:
-		snprintf(buf, len, "%s=%lldns", o->name, (long long)lt_cfg.clock_skew_ns);
+		lt_snprintf(buf, len, "%s=%lldns", o->name, (long long)lt_cfg.clock_skew_ns);
 		break;
 	default:
-		snprintf(buf, len, "?");
+		lt_snprintf(buf, len, "?");
 	}
 	return buf;
 }

@@ -165,7 +165,7 @@ static void remember(struct lt_file *f)
 /* Opens dir/name for the tracer alone: created here (O_EXCL), never through a symlink. */
 int lt_file_create(struct lt_file *f, const char *dir, const char *name, int flags)
 {
-	snprintf(f->path, sizeof(f->path), "%s/%s", dir, name);
+	lt_snprintf(f->path, sizeof(f->path), "%s/%s", dir, name);
 	f->flags = flags;
 	f->users = 0;
 	int fd = open(f->path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

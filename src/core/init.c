@@ -180,7 +180,7 @@ static int dir_walk(int at, char *path, int create, int *links)
 static int trace_dir_open(int create)
 {
 	char parent[PATH_MAX];
-	snprintf(parent, sizeof(parent), "%s", trace_dir);
+	lt_snprintf(parent, sizeof(parent), "%s", trace_dir);
 	size_t len = strlen(parent);
 	while (len > 1 && parent[len - 1] == '/')
 		parent[--len] = '\0';
@@ -243,17 +243,17 @@ static __attribute__((noinline)) int relative_trace_dir(void)
 	}
 	int len;
 	if (lt_cfg.output[0]) {
-		len = snprintf(trace_dir, sizeof(trace_dir), "%s/%s", cwd, lt_cfg.output);
+		len = lt_snprintf(trace_dir, sizeof(trace_dir), "%s/%s", cwd, lt_cfg.output);
 	} else {
 		char prog[64], date[32];
-		snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
+		lt_snprintf(prog, sizeof(prog), "%s", program_invocation_short_name);
 		sanitize(prog);
 		time_t now = time(NULL);
 		struct tm tm;
 		localtime_r(&now, &tm);
 		strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
-		len = snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog,
-			       date, (int)getpid());
+		len = lt_snprintf(trace_dir, sizeof(trace_dir), "%s/libtrace-%s-%s-%d", cwd, prog,
+				  date, (int)getpid());
 	}
 	if (len < 0 || len >= (int)sizeof(trace_dir) - 64 || (size_t)len >= sizeof(lt_cfg.output)) {
 		lt_warn("trace directory path too long: %s/%s; not tracing", cwd, lt_cfg.output);
@@ -265,7 +265,7 @@ static __attribute__((noinline)) int relative_trace_dir(void)
 	 * again, after the program may have chdir()ed, so it must be absolute.  Done
 	 * once, here, while the constructor runs before the program's own threads.
 	 */
-	snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
+	lt_snprintf(lt_cfg.output, sizeof(lt_cfg.output), "%s", trace_dir);
 	setenv("LIBTRACE_OUTPUT", trace_dir, 1);
 	return 0;
 }
@@ -274,7 +274,7 @@ static __attribute__((noinline)) int relative_trace_dir(void)
 static int make_trace_dir(void)
 {
 	if (lt_cfg.output[0] == '/') {
-		snprintf(trace_dir, sizeof(trace_dir), "%s", lt_cfg.output);
+		lt_snprintf(trace_dir, sizeof(trace_dir), "%s", lt_cfg.output);
 	} else {
 		int err = relative_trace_dir();
 		if (err)
@@ -327,14 +327,14 @@ static int make_process_dir(int at)
 		return -ENAMETOOLONG;
 	}
 	struct stat st, made;
-	snprintf(name, sizeof(name), "%s.%d", host, (int)getppid());
+	lt_snprintf(name, sizeof(name), "%s.%d", host, (int)getppid());
 	is_root = fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0;
 	for (int n = 0; n < 1000; n++) {
 		if (n == 0)
-			snprintf(name, sizeof(name), "%s.%d", host, (int)getpid());
+			lt_snprintf(name, sizeof(name), "%s.%d", host, (int)getpid());
 		else
-			snprintf(name, sizeof(name), "%s.%d.%d", host, (int)getpid(), n);
-		if (snprintf(proc_dir, sizeof(proc_dir), "%s/%s", trace_dir, name) >=
+			lt_snprintf(name, sizeof(name), "%s.%d.%d", host, (int)getpid(), n);
+		if (lt_snprintf(proc_dir, sizeof(proc_dir), "%s/%s", trace_dir, name) >=
 		    (int)sizeof(proc_dir))
 			return -ENAMETOOLONG; /* not reached: the length was checked above */
 		if (mkdirat(at, name, 0700) == 0) {
@@ -701,7 +701,8 @@ void lt_process_end(const char *how)
 	if (!lt_cfg.quiet && is_root && stderr_known && fstat(STDERR_FILENO, &st) == 0 &&
 	    st.st_dev == stderr_dev && st.st_ino == stderr_ino) {
 		char line[PATH_MAX + 64];
-		int n = snprintf(line, sizeof(line), "libtrace: trace written to %s\n", trace_dir);
+		int n =
+		    lt_snprintf(line, sizeof(line), "libtrace: trace written to %s\n", trace_dir);
 		if (n > 0) {
 			ssize_t w = write(STDERR_FILENO, line, (size_t)n);
 			(void)w;

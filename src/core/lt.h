@@ -8,6 +8,7 @@
 #define LIBTRACE_LT_H
 
 #include <signal.h>
+#include <stdarg.h>
 
 #include "module.h"
 
@@ -43,6 +44,12 @@ struct lt_config {
 extern LT_HIDDEN struct lt_config lt_cfg;
 /* getauxval, as init sees it: a unit test injects AT_SECURE through it. */
 extern LT_HIDDEN unsigned long (*lt_getauxval)(unsigned long);
+
+/* print.c: snprintf and vsnprintf, for the texts written at start (print.c says why). */
+LT_HIDDEN int lt_snprintf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+LT_HIDDEN int lt_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 LT_HIDDEN void lt_clock_init(int requested);
 /* Ends the calibration lt_clock_init began (waits for what is left of its window). */

@@ -100,7 +100,7 @@ void lt_meta_line(const char *fmt, ...)
 	char buf[4600];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	int n = lt_vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
@@ -131,7 +131,7 @@ static size_t escape_into(char *buf, size_t n, size_t cap, const char *value)
 void lt_meta_escaped(const char *key, const char *value)
 {
 	char buf[4600];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
+	size_t n = (size_t)lt_snprintf(buf, sizeof(buf), "%s ", key);
 	n = escape_into(buf, n, sizeof(buf), value);
 	buf[n++] = '\n';
 	meta_write(buf, n);
@@ -141,7 +141,7 @@ void lt_meta_escaped(const char *key, const char *value)
 void lt_meta_escaped2(const char *key, const char *a, const char *b)
 {
 	char buf[4600];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s ", key);
+	size_t n = (size_t)lt_snprintf(buf, sizeof(buf), "%s ", key);
 	n = escape_into(buf, n, sizeof(buf) / 2, a);
 	buf[n++] = ' ';
 	n = escape_into(buf, n, sizeof(buf), b);
@@ -197,7 +197,7 @@ static void maps_line(const char *line)
 	if (*p != '/')
 		return;
 	char key[96];
-	snprintf(key, sizeof(key), LT_META_MAP " %lx %lx %lx", lo, hi, off);
+	lt_snprintf(key, sizeof(key), LT_META_MAP " %lx %lx %lx", lo, hi, off);
 	lt_meta_escaped(key, p);
 }
 

@@ -42,7 +42,7 @@ static uint64_t hash_str(const char *s, size_t *len)
 static void define(const struct entry *e)
 {
 	char key[32];
-	snprintf(key, sizeof(key), LT_META_STRING " %u", e->id);
+	lt_snprintf(key, sizeof(key), LT_META_STRING " %u", e->id);
 	lt_meta_escaped(key, e->str);
 }
 

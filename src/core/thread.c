@@ -98,8 +98,8 @@ static void counts_write_locked(void)
 			lt_meta_raw(buf, n);
 			n = 0;
 		}
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, LT_META_CHUNKS " %u %llu\n",
-				      counts[i].index, (unsigned long long)counts[i].chunks);
+		n += (size_t)lt_snprintf(buf + n, sizeof(buf) - n, LT_META_CHUNKS " %u %llu\n",
+					 counts[i].index, (unsigned long long)counts[i].chunks);
 	}
 	if (n)
 		lt_meta_raw(buf, n);
