@@ -51,6 +51,13 @@ struct kp_tool_interface {
 #define KOKKOS_INIT_37	"_ZN6Kokkos10initializeERKNS_22InitializationSettingsE"
 #define KOKKOS_INIT_OLD "_ZN6Kokkos10initializeENS_13InitArgumentsE"
 
+/* The same two, as weak references the loader resolves with the library (NULL when nothing
+ * loaded by then defines them): what dlsym(RTLD_DEFAULT) would find from the constructor,
+ * without the failed lookups, whose error message costs the C library a malloc and a
+ * formatted string. */
+extern char kokkos_init_37[] __asm__(KOKKOS_INIT_37) __attribute__((weak));
+extern char kokkos_init_old[] __asm__(KOKKOS_INIT_OLD) __attribute__((weak));
+
 static LT_PAGE_ALIGNED char self_path[PATH_MAX];
 static int set_tools_libs; /* we set KOKKOS_TOOLS_LIBS, and not yet KOKKOS_PROFILE_LIBRARY */
 
@@ -115,10 +122,7 @@ static void kokkos_register(void)
 		lt_info("kokkos: cannot find this library's own path; Kokkos will not call it");
 		return;
 	}
-	/* Each lookup that fails costs the C library an error message (a malloc and a
-	 * formatted string): two, whose answers serve below too. */
-	int has_37 = has_symbol(RTLD_DEFAULT, KOKKOS_INIT_37);
-	int has_old = has_symbol(RTLD_DEFAULT, KOKKOS_INIT_OLD);
+	int has_37 = kokkos_init_37 != NULL, has_old = kokkos_init_old != NULL;
 	int has_kokkos = has_37 || has_old;
 	const char *user = lt_foreign_env("KOKKOS_TOOLS_LIBS");
 	if (!user)
