@@ -171,11 +171,33 @@ static int keep_str(size_t i, const char *v)
 	return 0;
 }
 
+/* The decimal number at s, after blanks and a '+' as strtoull takes them: its end, the value
+ * in *v; NULL when no digit comes or the number does not fit in 64 bits.  (The C library's
+ * strtoull is two page faults of code and tables at start: see print.c.) */
+static const char *parse_u64(const char *s, uint64_t *v)
+{
+	while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+		s++;
+	if (*s == '+')
+		s++;
+	if (*s < '0' || *s > '9')
+		return NULL;
+	uint64_t x = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return NULL;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return s;
+}
+
 static int parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s)
+	uint64_t v;
+	const char *end = parse_u64(s, &v);
+	if (!end)
 		return -1;
 	uint64_t mul = 1;
 	switch (*end) {
@@ -214,9 +236,9 @@ static int parse_duration(const char *s, uint64_t *out)
 		const char *unit;
 		uint64_t ns;
 	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || *s == '-')
+	uint64_t v;
+	const char *end = parse_u64(s, &v);
+	if (!end)
 		return -1;
 	if (*end == '\0') {
 		if (v != 0)
@@ -254,9 +276,9 @@ static int parse_bool(const char *s, int *out)
 
 static int parse_int(const char *s, int *out)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || v < 0 || v > 100)
+	uint64_t v;
+	const char *end = parse_u64(s, &v);
+	if (!end || *end != '\0' || v > 100)
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -345,10 +367,10 @@ static int parse_signal(const char *s)
 {
 	if (!strcasecmp(s, "none") || !strcmp(s, "") || !strcmp(s, "0"))
 		return 0;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end != s && *end == '\0')
-		return v > 0 && v <= SIGRTMAX && flight_signal_ok((int)v) ? (int)v : -1;
+	uint64_t v;
+	const char *end = parse_u64(s, &v);
+	if (end && *end == '\0')
+		return v > 0 && v <= (uint64_t)SIGRTMAX && flight_signal_ok((int)v) ? (int)v : -1;
 	if (!strncasecmp(s, "SIG", 3))
 		s += 3;
 	for (size_t i = 0; i < sizeof(flight_signals) / sizeof(flight_signals[0]); i++)
@@ -364,8 +386,8 @@ static int parse_signal(const char *s)
 		return base;
 	if (*s != '+' && *s != '-')
 		return -1;
-	v = strtol(s + 1, &end, 10);
-	if (end == s + 1 || *end != '\0' || v < 0 || v > SIGRTMAX - SIGRTMIN)
+	end = parse_u64(s + 1, &v);
+	if (!end || *end != '\0' || v > (uint64_t)(SIGRTMAX - SIGRTMIN))
 		return -1;
 	int sig = *s == '+' ? base + (int)v : base - (int)v;
 	return flight_signal_ok(sig) ? sig : -1;
