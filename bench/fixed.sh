@@ -48,19 +48,9 @@ if [ -n "$other" ]; then
 	orun=$other/trace-run
 	[ -f "$olib" ] && [ -x "$orun" ] || { echo "no libtrace.so and trace-run in $other" >&2; exit 2; }
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-fixed.XXXXXX")
-hogs=()
-cleanup() {
-	for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if [ "$hog" = 1 ]; then
-	for _ in $(seq "$(nproc)"); do
-		/usr/bin/python3 -c 'while True: pass' &
-		hogs+=($!)
-	done
-fi
+. "$(dirname "$0")/common.sh"
+bench_scratch fixed
+bench_hogs
 
 /usr/bin/python3 - "$tb" "$tmp" "$rounds" "$threads" "$hog" "$lib" "$run" "$olib" "$orun" \
 	"${PAIRS:-200}" <<'PY'

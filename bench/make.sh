@@ -17,13 +17,8 @@ lib=$(cd "$build" && pwd)/libtrace.so
 [ -f "$lib" ] || { echo "build the project first ($build)" >&2; exit 2; }
 command -v make >/dev/null && command -v gcc >/dev/null ||
 	{ echo "make and gcc are needed (apt-get install make gcc)" >&2; exit 2; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/libtrace-make.XXXXXX")
-hogs=()
-cleanup() {
-	for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/common.sh"
+bench_scratch make
 mkdir "$tmp/src"
 for i in $(seq "$files"); do
 	echo "int f$i(int x) { return x * $i; }" >"$tmp/src/f$i.c"
@@ -34,13 +29,8 @@ all: $(OBJS)
 %.o: %.c
 	@gcc -O0 -c $< -o $@
 EOF
-if [ "${HOG:-0}" = 1 ]; then
-	for _ in $(seq "$(nproc)"); do
-		/usr/bin/python3 -c 'while True: pass' &
-		hogs+=($!)
-	done
-fi
-exec /usr/bin/python3 - "$tmp" "$rounds" "$lib" "$files" <<'PY'
+bench_hogs
+/usr/bin/python3 - "$tmp" "$rounds" "$lib" "$files" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 tmp, rounds, lib, files = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 src = os.path.join(tmp, "src")

@@ -52,7 +52,7 @@ else
 	lttng_ok=1
 fi
 
-exec /usr/bin/python3 - "$tmp" "$rounds" "$pairs" "$lib" "${BASE_LIB:-}" "$bp" "$mx" "$ev" \
+/usr/bin/python3 - "$tmp" "$rounds" "$pairs" "$lib" "${BASE_LIB:-}" "$bp" "$mx" "$ev" \
 	"$wrapper" "$lttng_ok" "$fl" <<'PY'
 import os, re, statistics, subprocess, sys, shutil
 
