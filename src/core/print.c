@@ -10,6 +10,7 @@
  * Known: flag '#' (x) and none else; no width; a precision only in "%.Nf" (N <= 3);
  * length modifiers hh, h, l, ll, z, j; conversions d i u x c s f %.
  */
+#include <float.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,8 +56,10 @@ static void put_u(struct out *o, uint64_t v, unsigned base, int alt)
 
 /* "%.<prec>f" of v, prec <= 3: v * 10^prec is exact in a long double (64 bits of mantissa
  * or more: a double's 53 and 10 more), so it rounds as the C library does, half to even.
- * The C library's own for what is not a finite number under 2^62. */
-static void put_f(struct out *o, double v, unsigned prec)
+ * The C library's own for what is not a finite number under 2^62.  Not inlined: its buffer
+ * for that stays off the stack of every other conversion. */
+_Static_assert(LDBL_MANT_DIG >= 64, "print.c rounds %.3f in a long double of 64 bits or more");
+static __attribute__((noinline)) void put_f(struct out *o, double v, unsigned prec)
 {
 	static const unsigned scale[] = {1, 10, 100, 1000};
 	double a = v < 0 ? -v : v;
