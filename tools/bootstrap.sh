@@ -102,8 +102,8 @@ fi
 # output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure test_pack trace-dump \
-	fuzz_reader_replay trace2otf2 trace-report trace trace-annotate count_events exit_with
+cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure test_pack test_print \
+	trace-dump fuzz_reader_replay trace2otf2 trace-report trace trace-annotate count_events exit_with
 (cd build-asan && ctest --output-on-failure -L unit)
 # The converter under ASan+UBSan on the damaged-input suite, on MPI traces (messages,
 # communicators, clock alignment) where an MPI companion is built, and on GPU traces
