@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "lt.h"
 
@@ -63,12 +64,14 @@ static void meta_flush(void)
 
 static void meta_write(const char *buf, size_t len)
 {
-	if (holding() && len <= sizeof(hold.buf)) {
+	if (holding()) {
 		if (hold.len + len > sizeof(hold.buf))
-			meta_flush();
-		memcpy(hold.buf + hold.len, buf, len);
-		hold.len += len;
-		return;
+			meta_flush(); /* what came first goes first */
+		if (len <= sizeof(hold.buf)) {
+			memcpy(hold.buf + hold.len, buf, len);
+			hold.len += len;
+			return;
+		}
 	}
 	meta_put(buf, len);
 }
@@ -127,26 +130,47 @@ static size_t escape_into(char *buf, size_t n, size_t cap, const char *value)
 	return n;
 }
 
-/* "key value" with the value escaped (see format.h). */
-void lt_meta_escaped(const char *key, const char *value)
+/* "key a" or "key a b" (b NULL: none) with the values escaped (see format.h): in a stack
+ * buffer when the line fits there, else in pages of its own (a Kokkos metadata value, a
+ * path longer than PATH_MAX with blanks in it); cut to the stack buffer only when those
+ * cannot be had (a and b each to half of it). */
+static void meta_escaped(const char *key, const char *a, const char *b)
 {
-	char buf[4600];
-	size_t n = (size_t)lt_snprintf(buf, sizeof(buf), "%s ", key);
-	n = escape_into(buf, n, sizeof(buf), value);
+	char stack[4600], *buf = stack;
+	size_t klen = strlen(key), cap = sizeof(stack);
+	size_t need = klen + 2 + 4 * strlen(a) + (b ? 1 + 4 * strlen(b) : 0) + 8;
+	if (need > cap) {
+		void *p =
+		    mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED) {
+			buf = p;
+			cap = need;
+		}
+	}
+	if (klen > cap - 8)
+		klen = cap - 8;
+	memcpy(buf, key, klen);
+	size_t n = klen;
+	buf[n++] = ' ';
+	n = escape_into(buf, n, b && buf == stack ? cap / 2 : cap, a);
+	if (b) {
+		buf[n++] = ' ';
+		n = escape_into(buf, n, cap, b);
+	}
 	buf[n++] = '\n';
 	meta_write(buf, n);
+	if (buf != stack)
+		munmap(buf, cap);
 }
 
-/* "key a b" with both values escaped. */
+void lt_meta_escaped(const char *key, const char *value)
+{
+	meta_escaped(key, value, NULL);
+}
+
 void lt_meta_escaped2(const char *key, const char *a, const char *b)
 {
-	char buf[4600];
-	size_t n = (size_t)lt_snprintf(buf, sizeof(buf), "%s ", key);
-	n = escape_into(buf, n, sizeof(buf) / 2, a);
-	buf[n++] = ' ';
-	n = escape_into(buf, n, sizeof(buf), b);
-	buf[n++] = '\n';
-	meta_write(buf, n);
+	meta_escaped(key, a, b);
 }
 
 /* A hexadecimal field of a maps line ending at `stop`: its value, *s past the stop.  -1 (no

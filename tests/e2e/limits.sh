@@ -102,18 +102,23 @@ echo "a 45 KiB command line: all 5000 arguments in the meta file"
 
 # An executable whose path is longer than PATH_MAX (made and run one directory at a time):
 # the kernel prints its whole path in proc/self/maps, and its mapping is in the meta file.
-# About 4,450 bytes: a maps line longer than a PATH_MAX buffer, a meta line shorter than
-# the longest the meta file takes (a path is cut at about 4,590 bytes there).
-deep=$(printf 'd%.0s' $(seq 200))
-levels=$(((4450 - ${#WORK}) / 201))
+# About 4,450 bytes with a blank every other byte: a maps line longer than a PATH_MAX
+# buffer, and a meta line of about 11,000 bytes once the blanks are escaped (\x20), longer
+# than the stack buffer a meta line is written from.
+deep="$(printf 'd %.0s' $(seq 99))d"
+levels=$(((4450 - ${#WORK}) / 200))
 (
 	cd "$WORK" && for _ in $(seq $levels); do mkdir "$deep" && cd "$deep" || exit 1; done
 	cp "$TESTBIN/count_events" ./prog && LD_PRELOAD=$LIB LIBTRACE_OUTPUT=$WORK/deep.trace \
 		LIBTRACE_QUIET=1 ./prog 1 10 >/dev/null
 ) || fail "the program under a path longer than PATH_MAX failed"
-grep -aq "^map [0-9a-f]* [0-9a-f]* [0-9a-f]* .*$deep/prog\$" "$WORK"/deep.trace/*/meta ||
-	fail "no map line for an executable under a path longer than PATH_MAX"
-echo "an executable under a path of $((${#WORK} + levels * 201 + 5)) bytes: its mapping is in the meta file"
+path=$(printf '%s/' "$WORK" && for _ in $(seq $levels); do printf '%s/' "$deep"; done)prog
+path=${path// /\\x20} # as the meta file writes it
+grep -a '^map ' "$WORK"/deep.trace/*/meta | grep -qaF " $path" ||
+	fail "no map line, or a cut one, for an executable under a path longer than PATH_MAX"
+echo "an executable under a path of $((${#WORK} + levels * 200 + 5)) bytes: its mapping is in" \
+	"the meta file, a line of $(grep -a '^map ' "$WORK"/deep.trace/*/meta | awk '{ print length }' |
+		sort -n | tail -1) bytes"
 
 # Symbolic links in the output path: ours is followed, another user's is refused.
 mkdir "$WORK/real"
