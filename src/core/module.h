@@ -155,9 +155,14 @@ static inline uint64_t lt_now(void)
 	return lt_clock_mono_ns();
 }
 
-/* writer.c: the attributes of a helper thread (the writer, a module's): every signal blocked,
- * the CPUs the process could use at its start.  0, or pthread_attr_init's error. */
-LT_HIDDEN int lt_helper_attr_init(pthread_attr_t *attr);
+/* writer.c: starts a helper thread (the writer, a module's) with `create` (the real
+ * pthread_create, resolved by the caller), a stack of `stack` bytes (0: the default), every
+ * signal blocked, an ordinary policy, on the CPUs the process could use at its start, or,
+ * when its cpuset has refused all of those since, on those it may use now.  0, or the
+ * error. */
+typedef int lt_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+LT_HIDDEN int lt_helper_create(lt_create_fn *create, pthread_t *th, size_t stack,
+			       void *(*fn)(void *), void *arg);
 
 /* buffer.c: the encoder's slow half, and the helper threads stepping aside. */
 LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);

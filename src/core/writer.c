@@ -30,15 +30,16 @@ static struct {
 static cpu_set_t start_cpus;
 static int start_cpus_ok;
 
-static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				     void *);
+static lt_create_fn *real_pthread_create_fn;
 
 void lt_buf_writer_init(void)
 {
 	start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
 }
 
-int lt_helper_attr_init(pthread_attr_t *attr)
+/* A helper's attributes: every signal blocked, the CPUs of the process's start (pinned), an
+ * ordinary policy. */
+static int helper_attr(pthread_attr_t *attr, int pinned, size_t stack)
 {
 	int err = pthread_attr_init(attr);
 	if (err)
@@ -47,8 +48,10 @@ int lt_helper_attr_init(pthread_attr_t *attr)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_attr_setsigmask_np(attr, &all);
-	if (start_cpus_ok)
+	if (pinned)
 		pthread_attr_setaffinity_np(attr, sizeof(start_cpus), &start_cpus);
+	if (stack)
+		pthread_attr_setstacksize(attr, stack);
 	/* Made by a thread the program gave a real-time policy: an ordinary thread all the same. */
 	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; /* -1 stays negative */
 	if (policy == SCHED_FIFO || policy == SCHED_RR) {
@@ -58,6 +61,24 @@ int lt_helper_attr_init(pthread_attr_t *attr)
 		pthread_attr_setschedparam(attr, &none);
 	}
 	return 0;
+}
+
+int lt_helper_create(lt_create_fn *create, pthread_t *th, size_t stack, void *(*fn)(void *),
+		     void *arg)
+{
+	for (int pinned = start_cpus_ok;; pinned = 0) {
+		pthread_attr_t attr;
+		int err = helper_attr(&attr, pinned, stack);
+		if (err)
+			return err;
+		err = create(th, &attr, fn, arg);
+		pthread_attr_destroy(&attr);
+		if (err != EINVAL || !pinned)
+			return err;
+		/* None of the CPUs of the process's start is allowed any more (its cpuset
+		 * shrank since): on those the process may use now. */
+		lt_debug("a helper thread: the CPUs of the start are refused; on today's CPUs");
+	}
 }
 
 void lt_buf_writer_after_fork(void)
@@ -125,13 +146,10 @@ static void writer_start(void)
 		return;
 	if (!real_pthread_create_fn)
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
-	pthread_attr_t attr;
-	int err = -1;
-	if (real_pthread_create_fn && lt_helper_attr_init(&attr) == 0) {
-		/* Joinable: lt_writer_pause waits until the kernel has let it go. */
-		err = real_pthread_create_fn(&W.writer, &attr, writer_main, NULL);
-		pthread_attr_destroy(&attr);
-	}
+	/* Joinable: lt_writer_pause waits until the kernel has let it go. */
+	int err = real_pthread_create_fn
+		      ? lt_helper_create(real_pthread_create_fn, &W.writer, 0, writer_main, NULL)
+		      : -1;
 	if (err) {
 		lt_warn("cannot start the writer thread; threads will drain their own rings");
 		__atomic_store_n(&W.writer_state, 2, __ATOMIC_RELEASE);

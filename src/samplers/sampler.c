@@ -74,8 +74,7 @@ uint32_t smp_self_index(void)
 	return S.index;
 }
 
-static int (*real_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				     void *);
+static lt_create_fn *real_pthread_create_fn;
 
 /* ---- sources ---- */
 
@@ -447,16 +446,12 @@ static void sampler_threaded(void)
 /* Starts the thread (S.state is RUNNING). */
 static void sampler_spawn(void)
 {
-	pthread_attr_t attr;
-	int err = -1;
 	pthread_t th;
 	/* No signal of the program's; the CPUs of the process's start, not those of the thread
 	 * that happens to start it. */
-	if (real_pthread_create_fn && lt_helper_attr_init(&attr) == 0) {
-		pthread_attr_setstacksize(&attr, 256 * 1024);
-		err = real_pthread_create_fn(&th, &attr, sampler_main, NULL);
-		pthread_attr_destroy(&attr);
-	}
+	int err = real_pthread_create_fn ? lt_helper_create(real_pthread_create_fn, &th, 256 * 1024,
+							    sampler_main, NULL)
+					 : -1;
 	if (!err) {
 		S.th = th;
 		__atomic_store_n(&S.th_ok, 1, __ATOMIC_RELEASE);

@@ -79,4 +79,75 @@ converted "$WORK/resume.trace/$main" "$WORK/resume.otf2" >/dev/null
 samples=$(otf2-print "$WORK/resume.otf2/traces.otf2" | grep -c '^METRIC ')
 [ "$samples" -ge 200 ] || fail "resume: $samples samples in 0.5 s at 1 ms after a fork (not resumed?)"
 echo "resume: $samples samples after the fork"
+
+# A cpuset that shrank away from every CPU of the process's start (a batch system moving a
+# running job): the helpers start on the CPUs it allows now.  The program starts on CPU 0,
+# moves itself into a cpuset of the last CPU only, then starts a thread (the sampler) that
+# fills chunks (the writer).  Both used to fail (EINVAL): the writer's work fell to the
+# program's threads, and there were no samples.
+cpuset_dir() { # a new cpuset of CPU $1 only: its directory, cgroup v1 or v2
+	local v1=/sys/fs/cgroup/cpuset v2=/sys/fs/cgroup d
+	if [ -f $v1/cpuset.cpus ]; then
+		d=$v1/libtrace-test-$$
+		mkdir "$d" && cat $v1/cpuset.mems >"$d/cpuset.mems" || return 1
+	elif grep -qw cpuset $v2/cgroup.controllers 2>/dev/null; then
+		d=$v2/libtrace-test-$$
+		echo +cpuset >$v2/cgroup.subtree_control && mkdir "$d" || return 1
+	else
+		return 1
+	fi
+	echo "$1" >"$d/cpuset.cpus" && echo "$d"
+}
+last=$(($(nproc) - 1))
+if [ "$(id -u)" != 0 ] || [ $last -lt 1 ]; then
+	echo "shrunk cpuset: not checked (needs root and two CPUs)"
+elif ! cs=$(cpuset_dir $last 2>/dev/null); then
+	echo "shrunk cpuset: not checked (no cpuset cgroup can be made here)"
+else
+	cat >"$WORK/shrink.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *work(void *arg)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 300000000L);
+	return arg;
+}
+int main(int argc, char **argv)
+{
+	FILE *f = argc > 1 ? fopen(argv[1], "w") : NULL; /* the cpuset's cgroup.procs */
+	if (!f || fprintf(f, "0\n") < 0 || fclose(f))
+		return 2;
+	pthread_t t;
+	if (pthread_create(&t, NULL, work, NULL) || pthread_join(t, NULL))
+		return 3;
+	return 0;
+}
+C
+	gcc -O1 -pthread "$WORK/shrink.c" -o "$WORK/shrink" || fail "building shrink.c"
+	taskset -c 0 env LD_PRELOAD="$LIB" LIBTRACE_OUTPUT="$WORK/shrink.trace" \
+		LIBTRACE_BUFFER_SIZE=256K LIBTRACE_SAMPLE_PERIOD=1ms "$WORK/shrink" "$cs/cgroup.procs" \
+		>/dev/null 2>"$WORK/shrink.err"
+	rc=$?
+	rmdir "$cs" 2>/dev/null
+	[ $rc = 0 ] || fail "shrunk cpuset: the program failed ($rc): $(cat "$WORK/shrink.err")"
+	! grep -q 'cannot start' "$WORK/shrink.err" ||
+		fail "shrunk cpuset: $(grep 'cannot start' "$WORK/shrink.err")"
+	meta=$(ls "$WORK"/shrink.trace/*/meta)
+	writer=$(awk '$1 == "writer_cpu" { print $2 }' "$meta")
+	[ "${writer:-0}" -gt 0 ] || fail "shrunk cpuset: the writer did not run (writer_cpu ${writer:-none})"
+	grep -q '^sampler [0-9]' "$meta" || fail "shrunk cpuset: no sampler thread"
+	! grep -q '^sampler_off all' "$meta" || fail "shrunk cpuset: $(grep '^sampler_off all' "$meta")"
+	$DUMP "$WORK/shrink.trace" >/dev/null || fail "shrunk cpuset: the trace is damaged"
+	echo "shrunk cpuset: the writer ($writer ns of CPU) and the sampler ran on CPU $last"
+fi
 echo ok
