@@ -139,6 +139,7 @@ static void meta_escaped(const char *key, const char *a, const char *b)
 	char stack[4600], *buf = stack;
 	size_t klen = strlen(key), cap = sizeof(stack);
 	size_t need = klen + 2 + 4 * strlen(a) + (b ? 1 + 4 * strlen(b) : 0) + 8;
+	int saved = errno; /* a wrapper's caller sees its own */
 	if (need > cap) {
 		void *p =
 		    mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -161,6 +162,7 @@ static void meta_escaped(const char *key, const char *a, const char *b)
 	meta_write(buf, n);
 	if (buf != stack)
 		munmap(buf, cap);
+	errno = saved;
 }
 
 void lt_meta_escaped(const char *key, const char *value)
