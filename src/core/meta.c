@@ -131,7 +131,7 @@ static size_t escape_into(char *buf, size_t n, size_t cap, const char *value)
 }
 
 /* "key a" or "key a b" (b NULL: none) with the values escaped (see format.h): in a stack
- * buffer when the line fits there, else in pages of its own (a Kokkos metadata value, a
+ * buffer when the line fits there, else in pages of its own (a module's long value, a
  * path longer than PATH_MAX with blanks in it); cut to the stack buffer only when those
  * cannot be had (a and b each to half of it). */
 static void meta_escaped(const char *key, const char *a, const char *b)
