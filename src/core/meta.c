@@ -153,7 +153,7 @@ static void meta_escaped(const char *key, const char *a, const char *b)
 	memcpy(buf, key, klen);
 	size_t n = klen;
 	buf[n++] = ' ';
-	n = escape_into(buf, n, b && buf == stack ? cap / 2 : cap, a);
+	n = escape_into(buf, n, b && need > cap ? cap / 2 : cap, a); /* cut: half each */
 	if (b) {
 		buf[n++] = ' ';
 		n = escape_into(buf, n, cap, b);

@@ -55,7 +55,8 @@ static void put_u(struct out *o, uint64_t v, unsigned base, int alt)
 }
 
 /* "%.<prec>f" of v, prec <= 3: v * 10^prec is exact in a long double (64 bits of mantissa
- * or more: a double's 53 and 10 more), so it rounds as the C library does, half to even.
+ * or more: a double's 53 and 10 more), so it rounds as the C library does in the default
+ * rounding mode, half to even.
  * The C library's own for what is not a finite number under 2^62.  Not inlined: its buffer
  * for that stays off the stack of every other conversion. */
 _Static_assert(LDBL_MANT_DIG >= 64, "print.c rounds %.3f in a long double of 64 bits or more");
@@ -85,22 +86,33 @@ static __attribute__((noinline)) void put_f(struct out *o, double v, unsigned pr
 		put_char(o, (char)('0' + frac / scale[d] % 10));
 }
 
-/* Whether every conversion of fmt is one this file knows. */
+/* Whether every conversion of fmt is one this file knows: "%%", "%c", "%s", "%.Nf" (N <= 3),
+ * and d i u x with one of the length modifiers hh h l ll z j or none, '#' with x only. */
 static int known(const char *fmt)
 {
 	for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
 		p++;
-		if (*p == '#')
-			p++;
+		int alt = *p == '#';
+		p += alt;
 		if (*p == '.') {
-			if (p[1] < '0' || p[1] > '3' || p[2] != 'f')
+			if (alt || p[1] < '0' || p[1] > '3' || p[2] != 'f')
 				return 0;
 			p += 3;
 			continue;
 		}
+		const char *mod = p;
 		while (*p == 'h' || *p == 'l' || *p == 'z' || *p == 'j')
 			p++;
-		if (!*p || !strchr("diuxcs%", *p))
+		size_t m = (size_t)(p - mod);
+		int mod_ok = m == 0 || (m == 1) ||
+			     (m == 2 && mod[0] == mod[1] && mod[0] != 'z' && mod[0] != 'j');
+		if (!*p || !mod_ok || (alt && *p != 'x'))
+			return 0;
+		if (strchr("diux", *p))
+			;
+		else if (!m && strchr("cs%", *p))
+			;
+		else
 			return 0;
 		p++;
 	}

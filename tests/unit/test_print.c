@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "lt.h"
 #include "test.h"
@@ -72,6 +73,8 @@ int main(void)
 	SAME("%p %o %e", (void *)0x1234, 8u, 1.5);
 	SAME("%s %.6f", "x", 3.14159265);
 	SAME("%g", 0.1);
+	SAME("%#.0f|%#.3f", 3.0, 2.5);
+	SAME("%ls|%lc|%s", L"abc", (wint_t)L'x', "y");
 	/* Values around the decimal places of the clock's frequency line. */
 	for (int i = 0; i < 2000; i++) {
 		double v = 1000000.0 + i * 0.0005;
