@@ -104,16 +104,12 @@ static int known(const char *fmt)
 		while (*p == 'h' || *p == 'l' || *p == 'z' || *p == 'j')
 			p++;
 		size_t m = (size_t)(p - mod);
-		int mod_ok = m == 0 || (m == 1) ||
-			     (m == 2 && mod[0] == mod[1] && mod[0] != 'z' && mod[0] != 'j');
+		int mod_ok =
+		    m <= 1 || (m == 2 && mod[0] == mod[1] && mod[0] != 'z' && mod[0] != 'j');
 		if (!*p || !mod_ok || (alt && *p != 'x'))
 			return 0;
-		if (strchr("diux", *p))
-			;
-		else if (!m && strchr("cs%", *p))
-			;
-		else
-			return 0;
+		if (!strchr("diux", *p) && (m || !strchr("cs%", *p)))
+			return 0; /* c, s and % take no length modifier */
 		p++;
 	}
 	return 1;

@@ -63,7 +63,7 @@ static int set_tools_libs; /* we set KOKKOS_TOOLS_LIBS, and not yet KOKKOS_PROFI
 
 /* Whether the symbol is defined in handle.  A failed dlsym leaves its message for the
  * program's next dlerror(): taken back here, the program's dlerror() state stays its own
- * (we only probe right after a successful dlopen, or in the constructor). */
+ * (we only probe right after a successful dlopen). */
 static int has_symbol(void *handle, const char *name)
 {
 	void *p = dlsym(handle, name);
