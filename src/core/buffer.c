@@ -789,7 +789,10 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 		/* More of the same chunk, reserved by the writer ahead of us or now (a full
 		 * disk: the next chunk, as when it is full). */
 		t->end = chunk_end(s, t->cur);
-		return lt_reserve(t, words);
+		if (t->pos + words <= t->end)
+			return lt_reserve(t, words);
+		/* Reserved, yet no room after all (never expected): on to the next chunk, as
+		 * when this one is full, rather than ask again. */
 	}
 	if (t->dropping) {
 		/* Count, and look for a free chunk now and then (one load). */
@@ -926,12 +929,28 @@ void lt_buffer_trim(void)
 	lt_lock(&R.io_lock);
 	R.trimmed = 1; /* the writer reserves nothing ahead from now on */
 	lt_unlock(&R.io_lock);
-	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
+	/* slot_lock throughout: no slot changes owner meanwhile (an ended thread's slot taken
+	 * by a thread started during the exit). */
+	lt_lock(&R.slot_lock);
+	unsigned n = R.nslots;
 	int fd = lt_file_fd(&R.ring);
-	if (fd < 0)
+	if (fd < 0) {
+		lt_unlock(&R.slot_lock);
 		return;
+	}
+	int own = lt_self ? lt_self->slot : -1;
 	unsigned from = 0, to = 0; /* the run of chunks to punch */
 	for (unsigned s = 0; s < n; s++) {
+		/* A slot another live thread owns is left whole: a program that exits while its
+		 * threads still record (a pool never joined) has them move to their next chunk
+		 * at any moment, and a chunk seen FREE here may be theirs again before the punch
+		 * (its records zeroed, its `alloc` reset under the producer's cursor). */
+		if ((int)s != own &&
+		    __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_OWNED) {
+			trim_range(fd, from, to);
+			from = to = 0;
+			continue;
+		}
 		for (unsigned i = 0; i < R.chunks; i++) {
 			unsigned k = s * R.chunks + i;
 			uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE);
@@ -947,12 +966,10 @@ void lt_buffer_trim(void)
 	}
 	trim_range(fd, from, to);
 	/* The size grown ahead of the slots: the file ends with the last slot again. */
-	lt_lock(&R.slot_lock);
-	n = R.nslots;
 	if (R.file_slots > n && ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + n * R.slot_size)) == 0)
 		R.file_slots = n;
-	lt_unlock(&R.slot_lock);
 	lt_file_done(&R.ring);
+	lt_unlock(&R.slot_lock);
 }
 
 /*
