@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define MAX_THREADS 16
-#define LINE 32 /* "%10u %20llu\n" */
+#define LINE	    32 /* "%10u %20llu\n" */
 
 static char *counts;
 static volatile int started;
