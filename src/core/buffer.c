@@ -237,8 +237,58 @@ static int write_file_header(struct lt_file *f, const char *magic)
 	return write_all(f->fd, iov, 2);
 }
 
+/*
+ * A process made by a raw clone system call (no fork, so no atfork handler: the tracer never
+ * saw it made) runs on a copy of its parent's memory, in which the state of the thread that
+ * made it is zero pages (thread.c) while the rings are still the parent's shared mapping.
+ * Its events can be put nowhere of its own: it counts them in a page it shares with the
+ * process that made it, which writes the count as lost at its end (LT_LOST_UNSEEN), on the
+ * thread that made the clone.  Made again in each fork child, for the clones of its own.
+ */
+static struct {
+	uint64_t events;
+	uint32_t thread;
+} * unseen;
+
+static void unseen_open(void)
+{
+	void *p =
+	    mmap(NULL, sizeof(*unseen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unseen = p == MAP_FAILED ? NULL : p;
+	if (unseen)
+		unseen->thread = LT_NO_THREAD;
+}
+
+/* t's state was wiped: the thread of a process made by a raw clone.  It records nothing from
+ * now on, and counts. */
+static void unseen_count(struct lt_thread *t)
+{
+	if (!t->unseen) {
+		t->unseen = 1;
+		t->slot = -1;
+		t->chunk = &t->dummy;
+		t->data = t->pos = t->end = t->sink;
+		uint32_t none = LT_NO_THREAD;
+		if (unseen)
+			__atomic_compare_exchange_n(&unseen->thread, &none, lt_self_index, 0,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	if (unseen)
+		__atomic_fetch_add(&unseen->events, 1, __ATOMIC_RELAXED);
+}
+
+void lt_buffer_unseen_flush(void)
+{
+	uint64_t n = unseen ? __atomic_exchange_n(&unseen->events, 0, __ATOMIC_RELAXED) : 0;
+	if (n)
+		lt_meta_line(LT_META_LOST " %u %d %llu",
+			     __atomic_load_n(&unseen->thread, __ATOMIC_RELAXED), LT_LOST_UNSEEN,
+			     (unsigned long long)n);
+}
+
 int lt_buffer_open(const char *dir, int after_fork)
 {
+	unseen_open();
 	evict_init();
 	long page = sysconf(_SC_PAGESIZE);
 	if (page <= 0)
@@ -775,6 +825,10 @@ static unsigned reclaim_ended(void)
 
 static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 {
+	if (unlikely(!t->chunk || t->unseen)) {
+		unseen_count(t);
+		return t->sink;
+	}
 	if (t->slot < 0) {
 		t->lost_noslot++;
 		return t->sink;

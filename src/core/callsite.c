@@ -7,7 +7,7 @@
  * nothing here (lt.h).  The frames beyond it come from the chain of saved frame pointers
  * that code built with frame pointers keeps: [fp] is the caller's fp, [fp + 8] the return
  * address into it.  Code built without them uses the register for anything, so every step
- * is checked before it is read: inside the thread's stack (noted at registration), above
+ * is checked before it is read: below the top of the thread's stack (noted at registration), above
  * the walker's own frame, 8-byte aligned, and strictly increasing.  A bad step ends the
  * walk: it can give fewer frames, never a fault.
  *
@@ -18,6 +18,8 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <pthread.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "lt.h"
 
@@ -45,23 +47,27 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+void lt_callsite_init(int depth)
+{
+	lt_callsite_depth = depth;
+	if (depth >= 2)
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)lt_callsite_deep);
+}
+
+/* Where the walk must stop: the top of the thread's stack.  Found without the C library's
+ * pthread_getattr_np, which allocates (the thread may be registering in a signal handler
+ * that interrupted malloc): glibc puts a thread's descriptor, pthread_self(), at the top
+ * of its stack block, above every frame, and the main thread's frames lie below the
+ * program's file name, which the kernel put at the top of its stack (AT_EXECFN). */
 void lt_callsite_thread(struct lt_thread *t)
 {
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
 	t->stack_lo = t->stack_hi = 0;
 	if (lt_callsite_depth < 2)
 		return;
-	if (!__atomic_load_n(&self_hi, __ATOMIC_RELAXED))
-		dl_iterate_phdr(find_self, (void *)(uintptr_t)lt_callsite_deep);
-	if (pthread_getattr_np(pthread_self(), &attr))
-		return;
-	if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
-		t->stack_lo = (uintptr_t)addr;
-		t->stack_hi = (uintptr_t)addr + size;
-	}
-	pthread_attr_destroy(&attr);
+	if ((pid_t)t->tid == getpid())
+		t->stack_hi = (uintptr_t)getauxval(AT_EXECFN);
+	else
+		t->stack_hi = (uintptr_t)pthread_self();
 }
 
 void lt_callsite_deep(struct lt_thread *t, uint64_t ts)

@@ -471,6 +471,7 @@ static void write_meta(pid_t parent_pid, uint32_t parent_thread)
 	lt_meta_sync();
 }
 
+static void before_fork(void);
 static void after_fork_child(void);
 
 void lt_init(void)
@@ -515,9 +516,9 @@ void lt_init(void)
 	}
 	traced_pid = getpid();
 	lt_thread_init();
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, NULL, after_fork_child);
 	lt_buffer_flight_signal();
-	lt_callsite_depth = lt_cfg.callsite_depth;
+	lt_callsite_init(lt_cfg.callsite_depth);
 	lt_meta_line(LT_META_CALLSITE_DEPTH " %d", lt_callsite_depth);
 	lt_filter_init();
 	lt_modules_start(0);
@@ -563,6 +564,22 @@ struct lt_thread *lt_begin_slow(unsigned mod)
 }
 
 /*
+ * What the child of fork needs of the forking thread's state, taken just before the fork:
+ * in the child the state itself is zero pages (MADV_WIPEONFORK, thread.c).
+ */
+static __thread struct {
+	uint32_t index;
+	int in_wrapper;
+} forking LT_TLS;
+
+static void before_fork(void)
+{
+	struct lt_thread *t = lt_self;
+	forking.index = t ? t->index : LT_NO_THREAD;
+	forking.in_wrapper = t && t->in_fork;
+}
+
+/*
  * In the child of fork: a new process directory, new files, a new ring, and the forking
  * thread as thread 0.  The parent's buffered events stay the parent's.  When fork was
  * called through our wrapper, its CALL_ENTER is repeated in the child's stream so that the
@@ -572,9 +589,8 @@ static void after_fork_child(void)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
 		return;
-	struct lt_thread *old = lt_self;
-	int in_wrapper = old && old->in_fork;
-	uint32_t parent_thread = old ? old->index : LT_NO_THREAD;
+	int in_wrapper = forking.in_wrapper;
+	uint32_t parent_thread = forking.index;
 	lt_tls_guard++;
 	lt_self = NULL;
 	lt_active = LT_ACTIVE_INIT;
@@ -692,6 +708,7 @@ void lt_process_end(const char *how)
 		lt_thread_counts_flush(); /* its lock might be the interrupted code's otherwise */
 		lt_thread_dropped_flush();
 	}
+	lt_buffer_unseen_flush();
 	lt_meta_sync();
 	lt_meta_line(LT_META_WRITER_CPU " %llu", (unsigned long long)lt_writer_cpu_ns());
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);

@@ -66,6 +66,8 @@ LT_HIDDEN void lt_buffer_settle(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
 /* At the end: frees the disk blocks of ring chunks already copied to the events file. */
 LT_HIDDEN void lt_buffer_trim(void);
+/* At the end: what processes made by a raw clone counted (a meta "lost" line). */
+LT_HIDDEN void lt_buffer_unseen_flush(void);
 LT_HIDDEN void lt_writer_stop(void);
 /* Flight mode: catches LIBTRACE_FLIGHT_SIGNAL, if one is set (at init). */
 LT_HIDDEN void lt_buffer_flight_signal(void);

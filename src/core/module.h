@@ -58,7 +58,8 @@ union lt_local {
 
 #define LT_SHORT_DEPTH 16 /* nested regions LIBTRACE_MIN_DURATION can take out */
 
-/* Per-thread state.  Reached through one initial-exec TLS pointer; lives on the heap. */
+/* Per-thread state.  Reached through one initial-exec TLS pointer; lives in pages of its own
+ * (thread.c). */
 struct lt_thread {
 	/* Hot: the encoder's cursor. */
 	uint64_t *pos;		       /* next free word */
@@ -74,6 +75,7 @@ struct lt_thread {
 	unsigned cur;			     /* index of the current chunk in the slot */
 	uint64_t seq;			     /* sequence number of the next chunk */
 	int dropping;			     /* the ring is full (drop policy or I/O error) */
+	int unseen;			     /* in a process made by a raw clone (buffer.c) */
 	int in_fork;			     /* inside the fork wrapper's real call */
 	int hold_writer;		     /* LT_HOLD_*: a full chunk starts no writer */
 	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
@@ -118,6 +120,8 @@ extern LT_HIDDEN unsigned lt_active;
 #define LT_ACTIVE_INIT 0x80000000u
 extern LT_HIDDEN __thread struct lt_thread *lt_self LT_TLS;
 extern LT_HIDDEN __thread int lt_tls_guard LT_TLS; /* before lt_self exists */
+/* lt_self's index, which survives the state's pages being wiped in a raw clone's child. */
+extern LT_HIDDEN __thread uint32_t lt_self_index LT_TLS;
 /* Set by the tracer's own threads that register (a module's helper): not the program's. */
 extern LT_HIDDEN __thread int lt_helper_thread LT_TLS;
 /* Non-zero while the thread is inside the dynamic loader (dlopen, dlclose): its lists may be
@@ -192,7 +196,7 @@ LT_HIDDEN void lt_file_vacated_unused(int fd);
 
 /* thread.c: the registry's public side (thread wrappers, helper threads). */
 LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);
-LT_HIDDEN void lt_thread_end(struct lt_thread *t); /* frees t */
+LT_HIDDEN void lt_thread_end(struct lt_thread *t); /* t goes back to the registry */
 LT_HIDDEN uint32_t lt_thread_new_index(void);
 LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
 LT_HIDDEN uint32_t lt_thread_map_get(unsigned long handle, int remove);
@@ -394,6 +398,7 @@ static inline int lt_short_close(struct lt_thread *t)
 extern LT_HIDDEN int lt_callsite_depth; /* LIBTRACE_CALLSITE_DEPTH once init is over */
 LT_HIDDEN void lt_callsite_deep(struct lt_thread *t, uint64_t ts);
 LT_HIDDEN void lt_callsite_thread(struct lt_thread *t); /* notes the thread's stack bounds */
+LT_HIDDEN void lt_callsite_init(int depth);		/* at init: LIBTRACE_CALLSITE_DEPTH */
 
 #if defined(__x86_64__)
 #define LT_FRAME_REGISTER()                                    \

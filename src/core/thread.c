@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 __thread struct lt_thread *lt_self LT_TLS;
 __thread int lt_tls_guard LT_TLS;
+__thread uint32_t lt_self_index LT_TLS;
 __thread int lt_helper_thread LT_TLS;
 __thread int lt_in_loader LT_TLS;
 
@@ -24,6 +26,47 @@ static pthread_key_t end_key;
 static int end_key_ok;
 static struct lt_lock reg_lock = LT_LOCK_INIT;
 static struct lt_thread *live; /* every registered thread that has not ended; reg_lock */
+
+/*
+ * Thread states are pages of their own, not heap: a thread may register in a signal handler
+ * that interrupted malloc (one started with a signal mask of its own, which glibc sets
+ * before our trampoline could block signals, gets one in the trampoline's free), and there
+ * calloc would wait forever on the allocator's lock.  mmap is a system call, safe in a
+ * handler.  The pages are MADV_WIPEONFORK: a process made by a raw clone system call, which
+ * the tracer did not see being made, finds its copy of the state zeroed, a NULL chunk,
+ * rather than a cursor into its parent's shared ring (buffer.c then counts what it would
+ * have recorded as unseen).  The states of ended threads wait in `spare` for the next ones;
+ * they are never unmapped.
+ */
+static struct lt_thread *spare; /* linked through next_live; reg_lock */
+
+static size_t state_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pg = page > 0 ? (size_t)page : 4096;
+	return (sizeof(struct lt_thread) + pg - 1) / pg * pg;
+}
+
+static struct lt_thread *state_new(void)
+{
+	lt_lock(&reg_lock);
+	struct lt_thread *t = spare;
+	if (t)
+		spare = t->next_live;
+	lt_unlock(&reg_lock);
+	if (t) {
+		memset(t, 0, sizeof(*t));
+		return t;
+	}
+	void *p =
+	    mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Linux 4.14; before it, a raw clone's child writes into its parent's ring, as it did
+	 * before this existed. */
+	madvise(p, state_size(), MADV_WIPEONFORK);
+	return p; /* zero pages */
+}
 
 /* Runs when a thread exits by any path (return, pthread_exit, cancellation). */
 static void end_key_destructor(void *p)
@@ -47,7 +90,7 @@ uint32_t lt_thread_new_index(void)
 
 struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start)
 {
-	struct lt_thread *t = calloc(1, sizeof(*t));
+	struct lt_thread *t = state_new();
 	if (!t)
 		return NULL;
 	t->index = index;
@@ -62,6 +105,7 @@ struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t 
 	live = t;
 	lt_unlock(&reg_lock);
 	lt_self = t;
+	lt_self_index = index;
 	if (end_key_ok)
 		pthread_setspecific(end_key, t);
 	uint64_t *p = lt_reserve(t, 4);
@@ -127,9 +171,9 @@ void lt_thread_counts_flush(void)
 }
 
 /*
- * Writes THREAD_END, hands the ring back and frees t.  The thread records nothing more:
- * lt_self is cleared and the thread-level guard stays up for the rest of its life (what
- * runs in thread-exit destructors after this point is not traced).
+ * Writes THREAD_END, hands the ring back and gives t back for a later thread.  The thread records
+ * nothing more: lt_self is cleared and the thread-level guard stays up for the rest of its life
+ * (what runs in thread-exit destructors after this point is not traced).
  */
 void lt_thread_end(struct lt_thread *t)
 {
@@ -161,7 +205,10 @@ void lt_thread_end(struct lt_thread *t)
 			pthread_setspecific(end_key, NULL);
 		lt_self = NULL;
 	}
-	free(t);
+	lt_lock(&reg_lock);
+	t->next_live = spare;
+	spare = t;
+	lt_unlock(&reg_lock);
 }
 
 void lt_thread_dropped_flush(void)
@@ -185,8 +232,8 @@ size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max)
 }
 
 /*
- * After fork, only the forking thread lives on.  Others' states are leaked on purpose: a
- * thread that was inside malloc in the parent could have left the heap locked for free().
+ * After fork, only the forking thread lives on.  The others' states, and the forking
+ * thread's own, are zero pages in the child (MADV_WIPEONFORK) and are left behind.
  */
 void lt_thread_after_fork_child(void)
 {
@@ -194,6 +241,7 @@ void lt_thread_after_fork_child(void)
 	ncounts = 0; /* the parent's, which it writes itself */
 	reg_lock = (struct lt_lock)LT_LOCK_INIT;
 	live = NULL;
+	spare = NULL; /* the parent's list, which another thread may have been changing */
 	next_index = 0;
 }
 

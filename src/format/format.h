@@ -492,6 +492,8 @@ enum lt_lost_cause {
 	LT_LOST_BUFFER = 1, /* drop policy: the thread's ring was full */
 	LT_LOST_IO = 2,	    /* the events file could not be written (disk full, I/O error) */
 	LT_LOST_NORING = 3, /* the thread got no ring (the ring file could not grow) */
+	LT_LOST_UNSEEN = 4, /* recorded in a process made by a raw clone (not fork), which has
+			     * no trace of its own: counted for the thread that made it */
 };
 
 /*

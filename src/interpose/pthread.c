@@ -363,7 +363,7 @@ LT_EXPORT void pthread_exit(void *ret)
 	struct lt_thread *t = lt_begin(LT_MOD_PTHREAD);
 	if (t) {
 		lt_call_enter0(t, LT_FN_pthread_exit);
-		lt_thread_end(t); /* frees t */
+		lt_thread_end(t); /* t is given back */
 	}
 	real_pthread_exit(ret);
 }

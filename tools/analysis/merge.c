@@ -25,6 +25,9 @@ static const char *lost_cause(unsigned cause)
 		return "the events file could not be written";
 	case LT_LOST_NORING:
 		return "the thread got no buffer";
+	case LT_LOST_UNSEEN:
+		return "recorded in a process this thread made with a raw clone (not fork), which "
+		       "has no trace of its own";
 	}
 	return "unknown cause";
 }

@@ -125,6 +125,8 @@ static const char *lost_cause_name(unsigned cause)
 		return "io";
 	case LT_LOST_NORING:
 		return "noring";
+	case LT_LOST_UNSEEN:
+		return "unseen";
 	}
 	return "unknown";
 }
