@@ -1029,7 +1029,8 @@ static void xml_text(FILE *f, const char *s)
  * one test case "no regression" that passes when none did. */
 static int write_junit(const char *path, struct cmp *cs, size_t n, const struct rp_cmp_opts *o)
 {
-	FILE *f = fopen(path, "w");
+	struct rp_out out;
+	FILE *f = rp_out_open(&out, path);
 	if (!f)
 		return -1;
 	size_t tests = 0, failures = 0;
@@ -1079,7 +1080,7 @@ static int write_junit(const char *path, struct cmp *cs, size_t n, const struct 
 		fputs("  </testsuite>\n", f);
 	}
 	fputs("</testsuites>\n", f);
-	return fclose(f) ? -1 : 0;
+	return rp_out_close(&out, 1);
 }
 
 static void md_text(FILE *f, const char *s)
@@ -1095,7 +1096,8 @@ static void md_text(FILE *f, const char *s)
 static int write_markdown(const char *path, struct cmp *cs, size_t n, const char *verdict,
 			  const struct rp_cmp_opts *o)
 {
-	FILE *f = fopen(path, "w");
+	struct rp_out out;
+	FILE *f = rp_out_open(&out, path);
 	if (!f)
 		return -1;
 	fprintf(f, "## Performance: %s\n\n", strncmp(verdict, "OK", 2) ? "regression" : "ok");
@@ -1142,7 +1144,7 @@ static int write_markdown(const char *path, struct cmp *cs, size_t n, const char
 	fprintf(f,
 		"\n<sub>trace-report --compare: %s, threshold %g%%, Holm-corrected at %g.</sub>\n",
 		metric_name(o->metric), o->threshold * 100, o->alpha);
-	return fclose(f) ? -1 : 0;
+	return rp_out_close(&out, 1);
 }
 
 static void free_cmp(struct cmp *c)
@@ -1344,14 +1346,11 @@ int rp_compare(FILE *out, const struct rp_run *base, size_t nb, const struct rp_
 		char esc[4096];
 		fprintf(out, "\nVerdict: %s\n", rp_fmt_name(esc, sizeof(esc), verdict, 0));
 	}
-	if (o->junit && write_junit(o->junit, cs, ncs, o)) {
-		fprintf(stderr, "trace-report: %s: %s\n", o->junit, strerror(errno));
+	/* (each says why it failed) */
+	if (o->junit && write_junit(o->junit, cs, ncs, o))
 		status = RP_EXIT_ERROR;
-	}
-	if (o->markdown && write_markdown(o->markdown, cs, ncs, verdict, o)) {
-		fprintf(stderr, "trace-report: %s: %s\n", o->markdown, strerror(errno));
+	if (o->markdown && write_markdown(o->markdown, cs, ncs, verdict, o))
 		status = RP_EXIT_ERROR;
-	}
 done:
 	for (size_t k = 0; cs && k < ncs; k++)
 		free_cmp(&cs[k]);

@@ -541,8 +541,8 @@ int main(int argc, char **argv)
 	}
 
 	FILE *f = stdout;
-	if (out_path && !(f = fopen(out_path, "w"))) {
-		fprintf(stderr, "trace-report: %s: %s\n", out_path, strerror(errno));
+	struct rp_out out;
+	if (out_path && !(f = rp_out_open(&out, out_path))) {
 		status = RP_EXIT_ERROR;
 		goto out;
 	}
@@ -562,9 +562,13 @@ int main(int argc, char **argv)
 		}
 	else
 		rp_write_table(f, base.runs, base.n, all ? 0 : (size_t)top);
-	if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0)) {
-		fprintf(stderr, "trace-report: %s: write error: %s\n",
-			out_path ? out_path : "standard output", strerror(errno));
+	if (out_path) {
+		/* A report that failed (and said why) is not put in place. */
+		if (rp_out_close(&out, status != RP_EXIT_ERROR))
+			status = RP_EXIT_ERROR;
+	} else if (fflush(f) != 0 || ferror(f)) {
+		fprintf(stderr, "trace-report: standard output: write error: %s\n",
+			strerror(errno));
 		status = RP_EXIT_ERROR;
 	}
 out:

@@ -5,13 +5,83 @@
  * The JSON form is in store.c.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "profile.h"
+
+/*
+ * An output file (-o, --junit, --markdown) is written beside its name and renamed onto it
+ * once complete: a failed write (a full disk) leaves whatever was there before, never a
+ * cut or empty report, and no link is written through.  A name that is a symbolic link
+ * (dangling or not) or anything but a regular file is refused: a report in a shared
+ * directory must not overwrite the file a planted link points to.
+ */
+FILE *rp_out_open(struct rp_out *o, const char *path)
+{
+	o->f = NULL;
+	o->path = path;
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			fprintf(stderr,
+				"trace-report: %s: a symbolic link; not writing through it\n",
+				path);
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "trace-report: %s: exists and is not a regular file\n",
+				path);
+			return NULL;
+		}
+	} else if (errno != ENOENT) {
+		fprintf(stderr, "trace-report: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path) >= (int)sizeof(o->tmp)) {
+		fprintf(stderr, "trace-report: %s: name too long\n", path);
+		return NULL;
+	}
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "trace-report: %s: cannot create it: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (!(o->f = fdopen(fd, "w"))) { /* 0600, as main's umask would make it */
+		fprintf(stderr, "trace-report: %s: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		return NULL;
+	}
+	return o->f;
+}
+
+int rp_out_close(struct rp_out *o, int ok)
+{
+	if (!o->f)
+		return -1;
+	int err = fflush(o->f) != 0 || ferror(o->f) ? errno : 0;
+	if (fclose(o->f) != 0 && !err)
+		err = errno;
+	o->f = NULL;
+	if (!err && ok && rename(o->tmp, o->path) != 0)
+		err = errno;
+	if (err || !ok) {
+		unlink(o->tmp);
+		if (err)
+			fprintf(stderr, "trace-report: %s: write error: %s\n", o->path,
+				strerror(err ? err : EIO));
+		return -1;
+	}
+	return 0;
+}
 
 char *rp_fmt_ns(char *buf, size_t len, double ns, int sign)
 {

@@ -228,6 +228,17 @@ void rp_write_json(FILE *f, struct rp_run *runs, size_t nruns);
  */
 int rp_read_json(const char *path, struct rp_run **runs, size_t *nruns, char *err, size_t errlen);
 
+/* output.c: an output file, written whole or not at all (rp_out_open says why not, on
+ * stderr); rp_out_close(o, ok) puts it in place when ok and every write succeeded.  0 or
+ * -1 (said why). */
+struct rp_out {
+	FILE *f;
+	const char *path;
+	char tmp[4096 + 8];
+};
+FILE *rp_out_open(struct rp_out *o, const char *path);
+int rp_out_close(struct rp_out *o, int ok);
+
 /* output.c: the readable table and CSV. */
 void rp_write_table(FILE *f, const struct rp_run *runs, size_t nruns, size_t top);
 void rp_write_csv(FILE *f, const struct rp_run *runs, size_t nruns);
