@@ -83,7 +83,7 @@ for line in open(name + '.prv'):
         for i in range(6, len(f) - 1, 2):
             if f[i] == ty:
                 assert int(f[i + 1]) >= 0, 'a negative delta: ' + line
-                sums[':'.join(f[1:5])] += int(f[i + 1])
+                sums[':'.join(f[2:5])] += int(f[i + 1])  # appl:task:thread (not the CPU it ran on)
 last = {}
 for line in open(dump):
     m = re.search(r'perf::TASK-CLOCK=(\d+)', line)
