@@ -234,7 +234,12 @@ static int write_file_header(struct lt_file *f, const char *magic)
 	struct lt_file_header h;
 	file_header(&h, magic);
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)zeros, sizeof(zeros)}};
-	return write_all(f->fd, iov, 2);
+	int fd = lt_file_fd(f);
+	if (fd < 0)
+		return -EBADF;
+	int err = write_all(fd, iov, 2);
+	lt_file_done(f);
+	return err;
 }
 
 /*
@@ -316,9 +321,30 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.chunk_size -= R.chunk_size % (uint64_t)page;
 		if (R.chunk_size < (uint64_t)page)
 			R.chunk_size = (uint64_t)page;
+		/* Under a file size limit (`ulimit -f`) the ring file must stay below it with
+		 * room for several threads, and the events file needs room too: a slot takes
+		 * an eighth of the limit at most. */
+		uint64_t budget = 1ull << 40; /* bounds the ring file, 1 TiB */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+			uint64_t cap = rl.rlim_cur / 8 / R.chunks;
+			cap -= cap % (uint64_t)page;
+			if (cap < (uint64_t)page)
+				cap = (uint64_t)page;
+			if (R.chunk_size > cap) {
+				R.chunk_size = cap;
+				lt_warn("the file size limit (ulimit -f: %llu KiB) makes each "
+					"thread's ring %llu KiB; what the trace files cannot hold "
+					"is counted as lost",
+					(unsigned long long)(rl.rlim_cur / 1024),
+					(unsigned long long)(cap * R.chunks / 1024));
+			}
+			budget = rl.rlim_cur > LT_FILE_HEADER_SIZE
+				     ? rl.rlim_cur - LT_FILE_HEADER_SIZE
+				     : 0;
+		}
 		R.slot_size = R.chunk_size * R.chunks;
 		R.first_piece = FIRST_PIECE < (uint64_t)page ? (uint32_t)page : FIRST_PIECE;
-		uint64_t budget = 1ull << 40; /* bounds the ring file, 1 TiB */
 		R.max_slots = (unsigned)(budget / R.slot_size);
 		if (R.max_slots > 32768)
 			R.max_slots = 32768;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,6 +38,50 @@ static int hide_high[HIDE_HIGH]; /* fd + 1; 0: free */
 /* Nonzero while this thread uses a tracer descriptor: a signal handler on it that moves
  * the descriptor must not wait for its own thread. */
 static __thread int using_file LT_TLS;
+
+/*
+ * The file size limit (RLIMIT_FSIZE, `ulimit -f`): a write or ftruncate past it fails with
+ * EFBIG and raises SIGXFSZ, whose default action ends the process.  While the limit is
+ * finite, every use of a tracer file (lt_file_fd .. lt_file_done, outermost) blocks SIGXFSZ
+ * on its thread and takes back a SIGXFSZ that the use raised before unblocking it: the
+ * trace stops growing, what cannot be written is counted as lost, and the program lives.
+ * A SIGXFSZ that was pending before is left to the program.  Raw system calls, kernel sigset
+ * layout (64 signals).
+ */
+#define XFSZ_BIT (1ull << (SIGXFSZ - 1))
+static __thread struct {
+	int blocked;	 /* this use blocked SIGXFSZ */
+	int was_pending; /* SIGXFSZ was pending already */
+	uint64_t old;	 /* the mask before */
+} xfsz LT_TLS;
+
+static void xfsz_block(void)
+{
+	struct rlimit rl;
+	uint64_t set = XFSZ_BIT, pend;
+	xfsz.blocked = 0;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &xfsz.old, sizeof(set)) != 0)
+		return;
+	xfsz.blocked = 1;
+	xfsz.was_pending = syscall(SYS_rt_sigpending, &pend, sizeof(pend)) == 0 && (pend & set);
+}
+
+static void xfsz_unblock(void)
+{
+	if (!xfsz.blocked)
+		return;
+	xfsz.blocked = 0;
+	uint64_t set = XFSZ_BIT, pend;
+	if (!xfsz.was_pending && syscall(SYS_rt_sigpending, &pend, sizeof(pend)) == 0 &&
+	    (pend & set)) {
+		struct timespec zero = {0, 0};
+		syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, sizeof(set));
+	}
+	if (!(xfsz.old & set))
+		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, NULL, sizeof(set));
+}
 
 static void sys_close(int fd)
 {
@@ -199,7 +244,8 @@ int lt_file_fd(struct lt_file *f)
 	/* Sequentially consistent with lt_file_vacate's store and load: either the move
 	 * sees this use, or this use sees the new number. */
 	__atomic_fetch_add(&f->users, 1, __ATOMIC_SEQ_CST);
-	using_file++;
+	if (using_file++ == 0)
+		xfsz_block();
 	struct stat st;
 	int fd = __atomic_load_n(&f->fd, __ATOMIC_SEQ_CST);
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
@@ -224,7 +270,8 @@ int lt_file_fd(struct lt_file *f)
 
 void lt_file_done(struct lt_file *f)
 {
-	using_file--;
+	if (--using_file == 0)
+		xfsz_unblock();
 	__atomic_fetch_sub(&f->users, 1, __ATOMIC_RELEASE);
 }
 

@@ -427,7 +427,8 @@ unsigned cv_sample_frames(const struct cv *cv, uint32_t ctx, uint32_t bottom, ui
 
 struct cv {
 	const struct cv_ops *ops;
-	void *out; /* the backend's state */
+	void *out;	/* the backend's state */
+	int out_failed; /* the backend's output failed: no more events are given it */
 	struct sym_table *syms;
 	int progress; /* draw a progress bar on stderr */
 	int verbose;

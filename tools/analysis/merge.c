@@ -234,7 +234,7 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		cv_heap_down(&ps, i);
 	uint64_t n = 0, flight_at = p->flight_ticks;
 	cv->stats.flight += p->flight != 0;
-	while (ps.nheap && !ps.failed) {
+	while (ps.nheap && !ps.failed && !cv->out_failed) {
 		struct tstate *t = ps.heap[0];
 		if (t->rec && flight_at && t->rec->ts >= flight_at &&
 		    t->index != p->sampler_thread) {
@@ -257,6 +257,8 @@ static void convert_process(struct cv *cv, struct rd_process *p, uint32_t pidx,
 		if ((++n & 0xfffff) == 0)
 			progress(cv, 0);
 	}
+	if (cv->out_failed)
+		ps.failed = 1;
 	/* After an output error: release what is still open. */
 	for (size_t i = 0; i < ps.nheap; i++) {
 		rd_cursor_fini(&ps.heap[i]->cur);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,6 +486,8 @@ static void print_meta(FILE *out, const struct rd_process *p)
 
 int main(int argc, char **argv)
 {
+	/* Output past a file size limit (ulimit -f): a write error said, not SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
 	static const struct option opts[] = {
 	    {"meta", no_argument, NULL, 'm'},
 	    {"stats", no_argument, NULL, 'S'},

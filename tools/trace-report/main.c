@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,9 @@ int main(int argc, char **argv)
 	};
 	/* The profiles hold what the traces hold (the program's arguments): as private. */
 	umask(077);
+	/* Past a file size limit (ulimit -f) a write fails with EFBIG, which is reported,
+	 * rather than SIGXFSZ ending the tool without a word. */
+	signal(SIGXFSZ, SIG_IGN);
 	const char *out_path = NULL, *min_diff_arg = NULL;
 	int json = 0, csv = 0, all = 0, compare = 0, tree = 0, html = 0, c;
 	long top = 20;

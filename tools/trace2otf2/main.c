@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,16 @@ static int create_files(const char *name, const char *const *exts)
 	return 0;
 }
 
+static void on_xfsz(int sig)
+{
+	(void)sig;
+	static const char msg[] = "trace2otf2: the output reached the file size limit (ulimit -f); "
+				  "what was written of it is not usable\n";
+	ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)w;
+	_exit(4);
+}
+
 static void remove_output(const char *out, const struct cv_backend *be)
 {
 	if (be->output == CV_OUTPUT_DIRECTORY) {
@@ -325,6 +336,9 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	/* The outputs hold what the trace holds (the program's arguments, its environment's
 	 * traces): as private as the trace, whatever the libraries under us create. */
 	umask(077);
+	/* Past a file size limit (ulimit -f): said, rather than SIGXFSZ ending the tool
+	 * without a word (ignored, the write fails, and OTF2 crashes on the short write). */
+	signal(SIGXFSZ, on_xfsz);
 	const char *out = NULL, *debug_dir = "/usr/lib/debug";
 	int quiet = 0, progress = isatty(2), core_view = 0, no_clock_align = 0, c;
 	const struct cv_backend *be = cv_backend_list()[0];

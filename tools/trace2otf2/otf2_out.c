@@ -112,6 +112,7 @@ void otf2_check(struct cv *cv, OTF2_ErrorCode rc, const char *what)
 	if (rc != OTF2_SUCCESS && o->error == OTF2_SUCCESS) {
 		o->error = rc;
 		o->error_what = what;
+		cv->out_failed = 1;
 	}
 }
 
@@ -133,6 +134,10 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
 		o->error = code;
 		vsnprintf(otf2_first_error, sizeof(otf2_first_error), fmt, va);
 		o->error_what = otf2_first_error;
+		/* No more events: OTF2 goes on writing from a buffer whose flush failed, and
+		 * crashes (a full disk, a file size limit). */
+		if (o->cv)
+			o->cv->out_failed = 1;
 	}
 	return code;
 }
@@ -185,6 +190,7 @@ static int otf2_open(struct cv *cv, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	o->cv = cv;
 	OTF2_Error_RegisterCallback(on_otf2_error, o);
 	o->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, EVT_CHUNK, DEF_CHUNK,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);

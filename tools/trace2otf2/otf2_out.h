@@ -74,6 +74,7 @@ struct out {
 	uint32_t *class_of_metric, *class_of_papi; /* class + 1 (0: none yet) */
 	uint32_t of_metric_cap, of_papi_cap;
 	OTF2_ErrorCode error; /* the first failure */
+	struct cv *cv;	      /* whose out_failed the first failure sets */
 	const char *error_what;
 };
 
