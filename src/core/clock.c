@@ -5,8 +5,19 @@
  * Ticks are recorded raw; the tools map them to CLOCK_MONOTONIC nanoseconds through the
  * "sync" pairs of the meta file (one at start, more during the run, one at the end).  The
  * frequency estimated here at start only serves traces that end before a second pair.
+ *
+ * A program may turn the TSC off for its thread (prctl PR_SET_TSC, PR_TSC_SIGSEGV; seccomp's
+ * strict mode does it too): rdtsc then raises SIGSEGV, and so does the vDSO's clock_gettime,
+ * which reads the TSC.  The prctl wrapper (interpose/proc.c) calls lt_clock_tsc_off first,
+ * and init checks whether the process started that way (the setting survives exec): from
+ * then on every clock is read with the clock_gettime system call, and the ticks of a trace
+ * that began with the TSC go on as CLOCK_MONOTONIC converted at the calibrated frequency
+ * from a pair taken at the switch (LT_CLOCK_EMULATED), so that the trace keeps one unit.
  */
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__)
 #if __has_include(<sys/platform/x86.h>)
 #include <sys/platform/x86.h> /* glibc >= 2.33: CPU_FEATURE_ACTIVE */
@@ -20,22 +31,62 @@
 
 int lt_clock_kind = LT_CLOCK_MONOTONIC;
 static double clock_hz = 1e9;
-static uint64_t skew; /* LIBTRACE_TEST_CLOCK_SKEW, two's complement */
+static uint64_t skew;		   /* LIBTRACE_TEST_CLOCK_SKEW, two's complement */
+static int clock_syscall;	   /* the TSC was turned off: no vDSO */
+static uint64_t emu_ticks, emu_ns; /* LT_CLOCK_EMULATED: the pair taken at the switch */
+static double emu_ticks_per_ns;
+
+int lt_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	if (__builtin_expect(__atomic_load_n(&clock_syscall, __ATOMIC_ACQUIRE), 0))
+		return (int)syscall(SYS_clock_gettime, id, ts);
+	return clock_gettime(id, ts);
+}
 
 /* CLOCK_MONOTONIC, moved by the test skew: the timeline every record maps to (raw ticks
  * through the meta file's pairs of this clock and the tick counter). */
 uint64_t lt_clock_mono_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lt_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + skew;
 }
 
 uint64_t lt_clock_real_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	lt_clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t lt_clock_ticks_slow(void)
+{
+	uint64_t ns = lt_clock_mono_ns();
+	if (__atomic_load_n(&lt_clock_kind, __ATOMIC_ACQUIRE) != LT_CLOCK_EMULATED)
+		return ns;
+	return emu_ticks + (uint64_t)((double)(int64_t)(ns - emu_ns) * emu_ticks_per_ns);
+}
+
+int lt_clock_tsc_is_off(void)
+{
+	int tsc = 0;
+	return prctl(PR_GET_TSC, &tsc, 0, 0, 0) == 0 && tsc == PR_TSC_SIGSEGV;
+}
+
+void lt_clock_tsc_off(void)
+{
+	if (__atomic_load_n(&clock_syscall, __ATOMIC_ACQUIRE))
+		return;
+	if (lt_clock_kind == LT_CLOCK_TSC) {
+		lt_clock_pair(&emu_ticks, &emu_ns); /* the TSC still works on this thread */
+		emu_ticks_per_ns = clock_hz / 1e9;
+		__atomic_store_n(&lt_clock_kind, LT_CLOCK_EMULATED, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&clock_syscall, 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON)
+		lt_warn(
+		    "the program turns the TSC off (PR_SET_TSC): the trace's clock is read "
+		    "with a system call from now on, at a cost of about a microsecond an event");
 }
 
 double lt_clock_hz(void)
@@ -81,6 +132,14 @@ void lt_clock_init(int requested)
 	clock_hz = 1e9;
 	skew = (uint64_t)lt_cfg.clock_skew_ns;
 #if defined(__x86_64__)
+	if (lt_clock_tsc_is_off()) {
+		/* Started so (inherited over fork and exec): the system call from the start. */
+		clock_syscall = 1;
+		if (requested == LT_CLOCK_TSC)
+			lt_warn("clock: the TSC is turned off for this process; using "
+				"CLOCK_MONOTONIC");
+		return;
+	}
 	if (requested == LT_CLOCK_MONOTONIC)
 		return;
 	if (!tsc_is_invariant()) {

@@ -323,10 +323,10 @@ void lt_file_vacate(int fd)
 		if (using_file)
 			continue;
 		struct timespec start, now;
-		clock_gettime(CLOCK_MONOTONIC, &start);
+		lt_clock_gettime(CLOCK_MONOTONIC, &start);
 		while (__atomic_load_n(&f->users, __ATOMIC_SEQ_CST) > 0) {
 			sched_yield();
-			clock_gettime(CLOCK_MONOTONIC, &now);
+			lt_clock_gettime(CLOCK_MONOTONIC, &now);
 			if (now.tv_sec - start.tv_sec > 2)
 				break; /* a use stuck in I/O for seconds: the program goes first */
 		}

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "format.h"
 
@@ -141,11 +142,22 @@ LT_HIDDEN void lt_process_end(const char *how);
 LT_HIDDEN const char *lt_process_dir(void);
 
 /* clock.c */
-enum lt_clock_kind { LT_CLOCK_TSC = 0, LT_CLOCK_MONOTONIC = 1 };
+/* LT_CLOCK_EMULATED: a trace begun with the TSC, which the program turned off since: its
+ * ticks from CLOCK_MONOTONIC read with a system call (clock.c). */
+enum lt_clock_kind { LT_CLOCK_TSC = 0, LT_CLOCK_MONOTONIC = 1, LT_CLOCK_EMULATED = 2 };
 LT_HIDDEN extern int lt_clock_kind;
 LT_HIDDEN double lt_clock_hz(void);
 LT_HIDDEN uint64_t lt_clock_mono_ns(void);
 LT_HIDDEN uint64_t lt_clock_real_ns(void);
+/* lt_now where the TSC is not read: CLOCK_MONOTONIC, or the emulated ticks. */
+LT_HIDDEN uint64_t lt_clock_ticks_slow(void);
+/* clock_gettime, as a system call once the TSC is off (the vDSO reads it). */
+LT_HIDDEN int lt_clock_gettime(clockid_t id, struct timespec *ts);
+/* The program is about to turn the TSC off for its thread (PR_SET_TSC): every clock is
+ * read with a system call from now on. */
+LT_HIDDEN void lt_clock_tsc_off(void);
+/* Whether the TSC is off for the calling thread (a system call). */
+LT_HIDDEN int lt_clock_tsc_is_off(void);
 
 static inline uint64_t lt_now(void)
 {
@@ -156,7 +168,7 @@ static inline uint64_t lt_now(void)
 		return ((uint64_t)hi << 32) | lo;
 	}
 #endif
-	return lt_clock_mono_ns();
+	return lt_clock_ticks_slow();
 }
 
 /* writer.c: starts a helper thread (the writer, a module's) with `create` (the real
@@ -198,6 +210,11 @@ LT_HIDDEN void lt_file_vacated_unused(int fd);
 LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);
 LT_HIDDEN void lt_thread_end(struct lt_thread *t); /* t goes back to the registry */
 LT_HIDDEN uint32_t lt_thread_new_index(void);
+/* The calling thread records no more (seccomp's strict mode is coming, where no system call
+ * of the tracer's would be allowed): its THREAD_END now; lt_thread_unseal if the program's
+ * call failed after all (it records again, as a new thread). */
+LT_HIDDEN void lt_thread_seal(void);
+LT_HIDDEN void lt_thread_unseal(void);
 LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
 LT_HIDDEN uint32_t lt_thread_map_get(unsigned long handle, int remove);
 /* The live threads' indices and tids (at most max).  The count. */

@@ -211,6 +211,27 @@ void lt_thread_end(struct lt_thread *t)
 	lt_unlock(&reg_lock);
 }
 
+static __thread int sealed LT_TLS; /* lt_tls_guard's value before lt_thread_seal, + 1 */
+
+void lt_thread_seal(void)
+{
+	struct lt_thread *t = lt_self;
+	sealed = lt_tls_guard + 1;
+	if (t && !t->guard) {
+		lt_guard_take(t);
+		lt_thread_end(t); /* raises lt_tls_guard */
+	} else if (!t) {
+		lt_tls_guard = 1; /* and nothing registers it now */
+	}
+}
+
+void lt_thread_unseal(void)
+{
+	if (sealed && !lt_self)
+		lt_tls_guard = sealed - 1;
+	sealed = 0;
+}
+
 void lt_thread_dropped_flush(void)
 {
 	lt_lock(&reg_lock);

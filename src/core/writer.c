@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -66,15 +67,24 @@ static int helper_attr(pthread_attr_t *attr, int pinned, size_t stack)
 int lt_helper_create(lt_create_fn *create, pthread_t *th, size_t stack, void *(*fn)(void *),
 		     void *arg)
 {
+	/* A thread inherits its creator's TSC setting: where the program turned it off, the
+	 * helper gets it back (its C library reads the TSC in clock_gettime), this thread
+	 * keeps the program's. */
+	int tsc_off = lt_clock_kind != LT_CLOCK_TSC && lt_clock_tsc_is_off();
+	if (tsc_off)
+		prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);
 	for (int pinned = start_cpus_ok;; pinned = 0) {
 		pthread_attr_t attr;
 		int err = helper_attr(&attr, pinned, stack);
-		if (err)
+		if (!err) {
+			err = create(th, &attr, fn, arg);
+			pthread_attr_destroy(&attr);
+		}
+		if (err != EINVAL || !pinned) {
+			if (tsc_off)
+				prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
 			return err;
-		err = create(th, &attr, fn, arg);
-		pthread_attr_destroy(&attr);
-		if (err != EINVAL || !pinned)
-			return err;
+		}
 		/* None of the CPUs of the process's start is allowed any more (its cpuset
 		 * shrank since): on those the process may use now. */
 		lt_debug("a helper thread: the CPUs of the start are refused; on today's CPUs");
@@ -91,7 +101,7 @@ void lt_buf_writer_after_fork(void)
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+	if (lt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -211,7 +221,7 @@ int lt_join_helper(pthread_t th)
 	if (!timedjoin)
 		timedjoin = lt_dlsym_next("pthread_timedjoin_np", NULL);
 	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
+	lt_clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 1;
 	return timedjoin ? timedjoin(th, NULL, &until) : -1;
 }

@@ -5,7 +5,8 @@
  * fork: the child's state is rebuilt by the atfork handler (init.c) before fork returns.
  * exec: everything committed is copied to the events file first; the new image, still
  * preloaded, starts a new process directory in the same trace.  dlopen: the new mappings
- * go to the meta file so that the tools can resolve addresses in the library.
+ * go to the meta file so that the tools can resolve addresses in the library.  prctl:
+ * the settings under which the tracer could no longer work on the thread.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "../core/module.h"
@@ -89,6 +91,38 @@ LT_EXPORT int setns(int fd, int nstype)
 	if (nstype == 0 || (nstype & CLONE_NEWUSER))
 		lt_helpers_pause(); /* 0: any kind, a user namespace among them */
 	return real_setns(fd, nstype);
+}
+
+/*
+ * prctl turning the TSC off for the thread (PR_SET_TSC, PR_TSC_SIGSEGV): the clock goes over
+ * to the clock_gettime system call first (clock.c), since rdtsc and the vDSO would raise
+ * SIGSEGV.  Seccomp's strict mode (PR_SET_SECCOMP, SECCOMP_MODE_STRICT) allows read, write,
+ * exit and sigreturn only (and turns the TSC off): the thread ends its part of the trace
+ * first (its THREAD_END) and is not traced after it; should the call fail, it is traced
+ * again, as a new thread.  The arguments are passed on as glibc's prctl reads them.
+ */
+static __typeof__(&prctl) real_prctl;
+
+LT_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	LT_RESOLVE(prctl, NULL);
+	int strict = option == PR_SET_SECCOMP && a2 == 1; /* SECCOMP_MODE_STRICT */
+	if (option == PR_SET_TSC && a2 == PR_TSC_SIGSEGV)
+		lt_clock_tsc_off();
+	if (strict)
+		lt_thread_seal();
+	int ret = real_prctl(option, a2, a3, a4, a5);
+	if (strict && ret != 0) {
+		int saved = errno;
+		lt_thread_unseal();
+		errno = saved;
+	}
+	return ret;
 }
 
 /* _exit skips the destructors: end the trace here (no event, the process is gone). */

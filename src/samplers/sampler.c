@@ -358,7 +358,7 @@ static void *sampler_main(void *arg)
 	}
 	int any = S.any;
 	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	lt_clock_gettime(CLOCK_MONOTONIC, &next);
 	while (any) {
 		for (size_t i = 0; i < NOPS; i++)
 			if (S.on[i])
@@ -371,7 +371,7 @@ static void *sampler_main(void *arg)
 			next.tv_sec++;
 		}
 		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		lt_clock_gettime(CLOCK_MONOTONIC, &now);
 		int64_t wait =
 		    (int64_t)(next.tv_sec - now.tv_sec) * 1000000000 + (next.tv_nsec - now.tv_nsec);
 		if (wait <= 0) { /* late by a period or more: start the grid anew */
@@ -540,7 +540,7 @@ static void sampler_stop(int wait)
 		return;
 	/* At most 100 ms: a sampler stuck in a read must not hold the exit up. */
 	struct timespec end, now;
-	clock_gettime(CLOCK_MONOTONIC, &end);
+	lt_clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_nsec += 100000000;
 	if (end.tv_nsec >= 1000000000) {
 		end.tv_nsec -= 1000000000;
@@ -550,7 +550,7 @@ static void sampler_stop(int wait)
 		uint32_t st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
 		if (st == S_DONE)
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		lt_clock_gettime(CLOCK_MONOTONIC, &now);
 		int64_t left =
 		    (int64_t)(end.tv_sec - now.tv_sec) * 1000000000 + (end.tv_nsec - now.tv_nsec);
 		if (left <= 0)
