@@ -81,8 +81,9 @@
 
 enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
-#define RING_CHUNKS 8	  /* chunks per slot */
-#define FIRST_PIECE 4096u /* disk reserved when a chunk is first started (a page at least) */
+#define RING_CHUNKS 8	   /* chunks per slot */
+#define FIRST_PIECE 4096u  /* disk reserved when a chunk is first started (a page at least) */
+#define AS_SHARE    16384u /* under `ulimit -v`, a slot takes this fraction of it at most */
 
 struct slot {
 	int state;
@@ -342,6 +343,25 @@ int lt_buffer_open(const char *dir, int after_fork)
 			budget = rl.rlim_cur > LT_FILE_HEADER_SIZE
 				     ? rl.rlim_cur - LT_FILE_HEADER_SIZE
 				     : 0;
+		}
+		/* Under an address-space limit (`ulimit -v`) each ring is address space the
+		 * program's threads and heap do not get: unless LIBTRACE_BUFFER_SIZE says
+		 * otherwise, a slot takes 1/AS_SHARE of the limit at most (32 KiB under 1 GB),
+		 * so that a program that creates threads until it can no more gets about as
+		 * many as untraced; slower (more, smaller chunks), nothing lost. */
+		if (!lt_cfg.buffer_size_given && getrlimit(RLIMIT_AS, &rl) == 0 &&
+		    rl.rlim_cur != RLIM_INFINITY) {
+			uint64_t cap = rl.rlim_cur / AS_SHARE / R.chunks;
+			cap -= cap % (uint64_t)page;
+			if (cap < (uint64_t)page)
+				cap = (uint64_t)page;
+			if (R.chunk_size > cap) {
+				R.chunk_size = cap;
+				lt_warn("the address-space limit (ulimit -v: %llu KiB) makes each "
+					"thread's ring %llu KiB: tracing is slower",
+					(unsigned long long)(rl.rlim_cur / 1024),
+					(unsigned long long)(cap * R.chunks / 1024));
+			}
 		}
 		R.slot_size = R.chunk_size * R.chunks;
 		R.first_piece = FIRST_PIECE < (uint64_t)page ? (uint32_t)page : FIRST_PIECE;

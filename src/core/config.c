@@ -555,6 +555,8 @@ int lt_config_load(char *const *env)
 					lt_options[i].name, v, lt_options[i].def);
 				apply(i, lt_options[i].def);
 				bad++;
+			} else if (i == OPT_BUFFER_SIZE) {
+				lt_cfg.buffer_size_given = 1;
 			}
 		}
 	}

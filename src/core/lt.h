@@ -29,10 +29,11 @@ enum lt_mode {
  * modules' own settings are read with lt_setting). */
 struct lt_config {
 	unsigned modules;
-	uint64_t buffer_size; /* ring bytes per thread */
-	int overflow;	      /* enum lt_overflow */
-	int mode;	      /* enum lt_mode */
-	int flight_signal;    /* flight mode: the signal that writes the rings out (0: none) */
+	uint64_t buffer_size;  /* ring bytes per thread */
+	int buffer_size_given; /* LIBTRACE_BUFFER_SIZE was set (not the default) */
+	int overflow;	       /* enum lt_overflow */
+	int mode;	       /* enum lt_mode */
+	int flight_signal;     /* flight mode: the signal that writes the rings out (0: none) */
 	int debug;
 	int quiet;
 	int clock;	       /* enum lt_clock_kind, or -1 for auto */

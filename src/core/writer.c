@@ -148,6 +148,8 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+#define WRITER_STACK (512 * 1024)
+
 static void writer_start(void)
 {
 	int expected = 0;
@@ -156,10 +158,12 @@ static void writer_start(void)
 		return;
 	if (!real_pthread_create_fn)
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
-	/* Joinable: lt_writer_pause waits until the kernel has let it go. */
-	int err = real_pthread_create_fn
-		      ? lt_helper_create(real_pthread_create_fn, &W.writer, 0, writer_main, NULL)
-		      : -1;
+	/* Joinable: lt_writer_pause waits until the kernel has let it go.  Its stack is small
+	 * (its buffers are mapped once, outside it): 8 MiB of address space would count
+	 * against the program's `ulimit -v` and `mlockall`'s memlock limit. */
+	int err = real_pthread_create_fn ? lt_helper_create(real_pthread_create_fn, &W.writer,
+							    WRITER_STACK, writer_main, NULL)
+					 : -1;
 	if (err) {
 		lt_warn("cannot start the writer thread; threads will drain their own rings");
 		__atomic_store_n(&W.writer_state, 2, __ATOMIC_RELEASE);

@@ -201,6 +201,40 @@ struct start {
 	sigset_t mask; /* the signal mask the thread would have started with */
 };
 
+/*
+ * What a new thread is told (struct start) comes from a pool of the tracer's, not from
+ * malloc: freed by the new thread, a heap block would be that thread's first use of the
+ * allocator, which gives it an arena of its own (64 MiB of address space each, up to 8 per
+ * CPU): under `ulimit -v` a program would get a fraction of its threads.  A bit per entry,
+ * taken and given back with atomic operations (signal-safe); malloc when all are taken.
+ */
+#define STARTS 1024
+static struct start starts[STARTS];
+static uint64_t starts_used[STARTS / 64];
+
+static struct start *start_get(void)
+{
+	for (unsigned w = 0; w < STARTS / 64; w++) {
+		uint64_t v = __atomic_load_n(&starts_used[w], __ATOMIC_RELAXED);
+		while (~v) {
+			unsigned b = (unsigned)__builtin_ctzll(~v);
+			if (__atomic_compare_exchange_n(&starts_used[w], &v, v | 1ull << b, 0,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return &starts[w * 64 + b];
+		}
+	}
+	return malloc(sizeof(struct start));
+}
+
+static void start_put(struct start *s)
+{
+	size_t i = (size_t)(s - starts);
+	if (s >= starts && i < STARTS)
+		__atomic_fetch_and(&starts_used[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELEASE);
+	else
+		free(s);
+}
+
 /* A thread the MPI library starts inside a traced call: nothing it does is traced. */
 struct quiet {
 	void *(*fn)(void *);
@@ -235,7 +269,7 @@ static int create_quiet(pthread_t *restrict th, const pthread_attr_t *restrict a
 static void *start_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
-	free(p);
+	start_put(p);
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON && !lt_tls_guard &&
 	    (lt_active & LT_MOD_PTHREAD) && !lt_self) {
 		lt_tls_guard++;
@@ -262,7 +296,7 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	if (!t)
 		return lt_in_runtime ? create_quiet(th, attr, fn, arg)
 				     : real_pthread_create(th, attr, fn, arg);
-	struct start *s = malloc(sizeof(*s));
+	struct start *s = start_get();
 	if (!s) {
 		lt_finish(t);
 		return real_pthread_create(th, attr, fn, arg);
@@ -296,7 +330,7 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	int saved = errno;
 	pthread_sigmask(SIG_SETMASK, &mine, NULL);
 	if (ret != 0) {
-		free(s);
+		start_put(s);
 	} else {
 		int detached = 0;
 		if (attr)

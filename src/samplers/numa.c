@@ -17,7 +17,6 @@
  * same CPU says unknown (0xffff).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -65,24 +64,24 @@ static int read_map(void)
 	char dir[320], path[640], buf[4096];
 	if (smp_path(dir, sizeof(dir), "/sys/devices/system/node"))
 		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
+	struct smp_dir d;
+	if (smp_dir_open(&d, dir))
 		return 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && found < NODES_MAX) {
+	const char *e;
+	while (found < NODES_MAX && (e = smp_dir_next(&d))) {
 		char *end;
-		if (strncmp(e->d_name, "node", 4))
+		if (strncmp(e, "node", 4))
 			continue;
-		long n = strtol(e->d_name + 4, &end, 10);
-		if (end == e->d_name + 4 || *end || n < 0 || n > 0xfffe)
+		long n = strtol(e + 4, &end, 10);
+		if (end == e + 4 || *end || n < 0 || n > 0xfffe)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/cpulist", dir, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/cpulist", dir, e);
 		if (smp_read_file(path, buf, sizeof(buf)) < 0)
 			continue;
 		cpulist_apply(buf, (int)n);
 		node_ids[found++] = (int)n;
 	}
-	closedir(d);
+	smp_dir_close(&d);
 	/* In node order (readdir's order is the file system's). */
 	for (int i = 1; i < found; i++)
 		for (int j = i; j > 0 && node_ids[j - 1] > node_ids[j]; j--) {

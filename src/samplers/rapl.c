@@ -14,7 +14,6 @@
  *  3. Otherwise one message that says why and what would help.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -62,16 +61,16 @@ static int find_powercap(void)
 	int denied = 0;
 	if (smp_path(dir, sizeof(dir), "/sys/class/powercap"))
 		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
+	struct smp_dir d;
+	if (smp_dir_open(&d, dir))
 		return 0;
 	static char ents[ZONES_MAX][64];
 	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && n < ZONES_MAX)
-		if (!strncmp(e->d_name, "intel-rapl:", 11) && strlen(e->d_name) < 64)
-			strcpy(ents[n++], e->d_name);
-	closedir(d);
+	const char *e;
+	while (n < ZONES_MAX && (e = smp_dir_next(&d)))
+		if (!strncmp(e, "intel-rapl:", 11) && strlen(e) < 64)
+			strcpy(ents[n++], e);
+	smp_dir_close(&d);
 	/* Packages first, then their domains, in name order. */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && strcmp(ents[j - 1], ents[j]) > 0; j--) {

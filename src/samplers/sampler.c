@@ -199,6 +199,40 @@ void smp_close(struct smp_src *s)
 	s->fd = -1;
 }
 
+int smp_dir_open(struct smp_dir *d, const char *path)
+{
+	d->len = d->pos = 0;
+	d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	lt_fd_hide(d->fd);
+	return 0;
+}
+
+const char *smp_dir_next(struct smp_dir *d)
+{
+	/* struct linux_dirent64: inode (8), offset (8), record length (2), type (1), name */
+	if (d->pos >= d->len) {
+		long n = syscall(SYS_getdents64, d->fd, d->buf, sizeof(d->buf));
+		if (n <= 0)
+			return NULL;
+		d->len = (int)n;
+		d->pos = 0;
+	}
+	const char *e = d->buf + d->pos;
+	unsigned short reclen;
+	memcpy(&reclen, e + 16, sizeof(reclen));
+	d->pos += reclen;
+	return e + 19;
+}
+
+void smp_dir_close(struct smp_dir *d)
+{
+	if (d->fd >= 0)
+		src_close_fd(d->fd);
+	d->fd = -1;
+}
+
 /* One read, on the number open() gives: moving it high would hold two descriptors for a
  * moment instead of one (the per-thread stat files are read this way every period). */
 ssize_t smp_read_file(const char *path, char *buf, size_t len)

@@ -60,6 +60,19 @@ LT_HIDDEN void smp_close(struct smp_src *s);
 /* One-shot read of root + path into buf; length or -errno. */
 LT_HIDDEN ssize_t smp_read_file(const char *path, char *buf, size_t len);
 
+/* A directory read without the C library's opendir, which allocates: a sampler thread's
+ * first malloc gives it an arena of its own, 64 MiB of the program's address space. */
+struct smp_dir {
+	int fd;
+	int len, pos; /* of buf */
+	char buf[4096];
+};
+/* Opens the directory at path (root-prefixed already).  0 or -errno. */
+LT_HIDDEN int smp_dir_open(struct smp_dir *d, const char *path);
+/* The next entry's name ("." and ".." included), or NULL at the end. */
+LT_HIDDEN const char *smp_dir_next(struct smp_dir *d);
+LT_HIDDEN void smp_dir_close(struct smp_dir *d);
+
 /* Declares a metric (a meta "metric" line) and returns its id. */
 LT_HIDDEN uint32_t smp_metric(const char *scope, const char *mode, const char *unit,
 			      const char *name);

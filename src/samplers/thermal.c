@@ -7,7 +7,6 @@
  * (the file is gone, the device was unplugged) is said once and read no more.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +34,15 @@ static void chomp(char *s)
 
 static int dir_entries(const char *dir, const char *prefix, char names[][64], int max)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	struct smp_dir d;
+	if (smp_dir_open(&d, dir))
 		return -1;
 	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && n < max)
-		if (!strncmp(e->d_name, prefix, strlen(prefix)) && strlen(e->d_name) < 64)
-			strcpy(names[n++], e->d_name);
-	closedir(d);
+	const char *e;
+	while (n < max && (e = smp_dir_next(&d)))
+		if (!strncmp(e, prefix, strlen(prefix)) && strlen(e) < 64)
+			strcpy(names[n++], e);
+	smp_dir_close(&d);
 	/* A stable order: by name, shorter first (hwmon2 before hwmon10). */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0; j--) {
