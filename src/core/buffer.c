@@ -56,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -579,7 +581,10 @@ int lt_buffer_attach(struct lt_thread *t)
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 			lt_warn("no ring for thread %u (%s%s): its events are counted as lost",
 				t->index, strerror(-err),
-				err == -ENOMEM ? ", address space used up: see ulimit -v" : "");
+				err == -ENOMEM	 ? ", address space used up: see ulimit -v"
+				: err == -EAGAIN ? ", locked memory: the program's mlockall locks "
+						   "new mappings, see ulimit -l"
+						 : "");
 		return err;
 	}
 	t->slot = (int)s;
@@ -1101,4 +1106,120 @@ void lt_buffer_flight_signal(void)
 	if (!flight() || !lt_cfg.flight_signal)
 		return;
 	lt_catch_signal(lt_cfg.flight_signal, flight_signal, "LIBTRACE_FLIGHT_SIGNAL");
+}
+
+/*
+ * mlockall(MCL_CURRENT) without CAP_IPC_LOCK fails when all the process's mappings together
+ * exceed RLIMIT_MEMLOCK (8 MiB by default), and a ring alone is 8 MiB: a program that locks
+ * its memory (real-time, security) would fail traced and work untraced.  When the real call
+ * failed so, this locks what the program has mapped, one mapping at a time, and not the
+ * tracer's (its rings, its buffers, this library's own segments), then asks for MCL_FUTURE
+ * alone: as far as the program can tell, its memory is locked as it asked.  Mappings made
+ * later are locked by the kernel, rings too, and count against the limit: a thread whose
+ * ring cannot be had then has its loss counted (LT_LOST_NORING), with a warning.  0, or -1
+ * with errno (everything this locked is unlocked again).
+ */
+struct range {
+	uintptr_t lo, hi;
+};
+
+static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct range *own = arg;
+	uintptr_t me = (uintptr_t)&find_own, lo = UINTPTR_MAX, hi = 0;
+	int mine = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+		mine |= me >= a && me < b;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (!mine)
+		return 0;
+	own->lo = lo & ~(uintptr_t)4095;
+	own->hi = (hi + 4095) & ~(uintptr_t)4095;
+	return 1;
+}
+
+static int inside(uintptr_t a, uintptr_t b, const struct range *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a >= r[i].lo && b <= r[i].hi)
+			return 1;
+	return 0;
+}
+
+/* Locks one line of /proc/self/maps unless it is the tracer's.  0, or -errno. */
+static int lock_line(char *line, const struct range *own, int nown, int onfault)
+{
+	unsigned long a, b, ino;
+	char perms[8];
+	int path_at = 0;
+	if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %n", &a, &b, perms, &ino, &path_at) < 4)
+		return 0;
+	const char *path = path_at ? line + path_at : "";
+	if (!strncmp(path, "[vvar", 5) || !strncmp(path, "[vsyscall", 9))
+		return 0; /* not memory mlockall locks either */
+	if (ino && ino == (unsigned long)R.ring.ino)
+		return 0; /* a ring */
+	if (inside(a, b, own, nown))
+		return 0;
+	int r = onfault ? (int)syscall(SYS_mlock2, (void *)a, b - a, MLOCK_ONFAULT)
+			: mlock((void *)a, b - a);
+	return r == 0 ? 0 : -errno;
+}
+
+int lt_buffer_mlock_program(int flags)
+{
+	struct range own[3] = {{0, 0}, {0, 0}, {0, 0}};
+	int nown = 0;
+	if (dl_iterate_phdr(find_own, &own[0]))
+		nown++;
+	if (R.pack_buf)
+		own[nown++] =
+		    (struct range){(uintptr_t)R.pack_buf, (uintptr_t)R.pack_buf + R.chunk_size};
+	if (R.slots)
+		own[nown++] =
+		    (struct range){(uintptr_t)R.slots & ~(uintptr_t)4095,
+				   ((uintptr_t)(R.slots + R.max_slots) + 4095) & ~(uintptr_t)4095};
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[8192];
+	size_t have = 0;
+	int err = 0, onfault = (flags & MCL_ONFAULT) != 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		while (!err && (nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			err = lock_line(line, own, nown, onfault);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (err || have == sizeof(buf) - 1)
+			break;
+	}
+	close(fd);
+	if (!err && (flags & MCL_FUTURE) && mlockall(flags & ~MCL_CURRENT) != 0)
+		err = -errno;
+	if (err) {
+		munlockall();
+		errno = -err;
+		return -1;
+	}
+	lt_info("mlockall: the program's mappings locked one by one, the tracer's left out "
+		"(its rings would exceed RLIMIT_MEMLOCK)");
+	return 0;
 }

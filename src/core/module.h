@@ -182,6 +182,9 @@ LT_HIDDEN int lt_helper_create(lt_create_fn *create, pthread_t *th, size_t stack
 
 /* buffer.c: the encoder's slow half, and the helper threads stepping aside. */
 LT_HIDDEN uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words);
+/* After the program's mlockall(MCL_CURRENT...) failed with ENOMEM: locks the program's own
+ * mappings, not the tracer's.  0, or -1 with errno. */
+LT_HIDDEN int lt_buffer_mlock_program(int flags);
 /* The tracer's helper threads (the writer, the modules' threads) stopped and gone, for a call that
  * needs the process single-threaded when the program is (fork, unshare, setns): they come back when
  * next needed, after the call. */

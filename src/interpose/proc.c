@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -123,6 +124,24 @@ LT_EXPORT int prctl(int option, ...)
 		errno = saved;
 	}
 	return ret;
+}
+
+/* mlockall(MCL_CURRENT) refused only because of the tracer's mappings (an unprivileged
+ * program under RLIMIT_MEMLOCK): the program's own are locked instead (buffer.c). */
+static __typeof__(&mlockall) real_mlockall;
+
+LT_EXPORT int mlockall(int flags)
+{
+	LT_RESOLVE(mlockall, NULL);
+	int ret = real_mlockall(flags);
+	if (ret == 0 || errno != ENOMEM || !(flags & MCL_CURRENT) ||
+	    __atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON)
+		return ret;
+	int saved = errno;
+	if (lt_buffer_mlock_program(flags) == 0)
+		return 0;
+	errno = saved;
+	return -1;
 }
 
 /* _exit skips the destructors: end the trace here (no event, the process is gone). */
