@@ -637,10 +637,9 @@ static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *sta
 	if (h.used > R.chunk_size - sizeof(h))
 		h.used = R.chunk_size - sizeof(h);
 	h.lost = __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
-	h.flags &= ~LT_CHUNK_PACKED;
+	h.flags &= ~(LT_CHUNK_PACKED | LT_CHUNK_SUMMED);
 	h.reserved = 0;
 	h.capacity = sizeof(h) + h.used;
-	h.state = LT_CHUNK_SEALED;
 	static const uint64_t zero;
 	struct iovec iov[3] = {{&h, sizeof(h)}, {c + 1, h.used}, {(void *)&zero, 0}};
 	size_t packed = 0;
@@ -654,6 +653,9 @@ static int chunk_write_upto(struct lt_chunk_header *c, uint64_t used, off_t *sta
 		iov[2].iov_len = (8 - packed % 8) % 8;
 		h.capacity = sizeof(h) + packed + iov[2].iov_len;
 	}
+	/* A flipped bit in the file is found by the reader, not read as a value. */
+	h.flags |= LT_CHUNK_SUMMED;
+	h.state = lt_payload_check(iov[1].iov_base, iov[1].iov_len);
 	h.check = lt_chunk_check(&h);
 	/* A write cut short (a full disk) would leave part of a chunk that a later, smaller
 	 * write lands after: give the file back its length, the chunk stays in the ring. */

@@ -597,8 +597,27 @@ static uint64_t packed_prefix(int fd, uint64_t off, uint64_t avail, uint64_t use
 	return raw;
 }
 
+/* 0 when the `len` stored bytes at `off` of the events file have the check `want`
+ * (LT_CHUNK_SUMMED); -1 when they differ or cannot be read.  *buf grows as needed. */
+static int verify_payload(struct rd_process *p, uint64_t off, uint64_t len, uint32_t want,
+			  uint8_t **buf, size_t *cap)
+{
+	if (len > *cap) {
+		uint8_t *b = realloc(*buf, len);
+		if (!b)
+			return 0; /* not checked, not damage */
+		*buf = b;
+		*cap = len;
+	}
+	if (pread(p->events_fd, *buf, len, (off_t)off) != (ssize_t)len)
+		return -1;
+	return lt_payload_check(*buf, len) == want ? 0 : -1;
+}
+
 static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, void *ctx)
 {
+	uint8_t *sum_buf = NULL;
+	size_t sum_cap = 0;
 	struct lt_file_header fh;
 	if (read_file_header(p, p->events_fd, p->events_path, LT_FILE_MAGIC, &fh, warn, ctx))
 		return;
@@ -634,15 +653,28 @@ static void index_events(struct rd_process *p, size_t *cap, rd_warn_fn warn, voi
 			} else {
 				used = avail & ~7ull;
 			}
-		} else if (packed) {
-			packed = h.reserved;
+		} else {
+			if (packed)
+				packed = h.reserved;
+			if ((h.flags & LT_CHUNK_SUMMED) &&
+			    verify_payload(p, data, packed ? packed : used, h.state, &sum_buf,
+					   &sum_cap) != 0)
+				warnf(warn, ctx, p,
+				      "%s:%llu: chunk (thread %u, seq %llu): its records do not "
+				      "match "
+				      "their checksum (damaged data; its values may be wrong)",
+				      p->events_path, (unsigned long long)off, h.thread,
+				      (unsigned long long)h.seq);
 		}
 		struct rd_chunk c = {RD_EVENTS, off,	 h.thread, h.tid,	   h.seq, used,
 				     h.lost,	h.flags, packed,   truncated_from, 0};
-		if (add_chunk(p, cap, &c))
+		if (add_chunk(p, cap, &c)) {
+			free(sum_buf);
 			return;
+		}
 		off = data + stored;
 	}
+	free(sum_buf);
 	if (off < size && off + sizeof(struct lt_chunk_header) > size)
 		cutf(warn, ctx, p, "%s:%llu: %llu trailing bytes (a truncated chunk header)",
 		     p->events_path, (unsigned long long)off, (unsigned long long)(size - off));
