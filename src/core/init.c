@@ -643,6 +643,14 @@ void lt_helpers_pause(void)
 	lt_modules_pause();
 }
 
+int lt_helpers_pause_for_program(void)
+{
+	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || !lt_is_traced_process())
+		return 0;
+	lt_helpers_pause();
+	return 1;
+}
+
 int lt_is_traced_process(void)
 {
 	return getpid() == traced_pid;

@@ -189,6 +189,9 @@ LT_HIDDEN int lt_buffer_mlock_program(int flags);
  * needs the process single-threaded when the program is (fork, unshare, setns): they come back when
  * next needed, after the call. */
 LT_HIDDEN void lt_helpers_pause(void);
+/* The program's pthread_create failed with EAGAIN (`ulimit -u`): the helpers step aside.
+ * Non-zero when the call is worth trying again. */
+LT_HIDDEN int lt_helpers_pause_for_program(void);
 
 /*
  * file.c: the tracer's descriptors sit high and the descriptor wrappers hide them from the

@@ -4,6 +4,7 @@
  * (core/file.c) on high numbers; to the program they must look as they would untraced,
  * that is closed:
  *   close, fcntl, fcntl64, dup  on one of them: -1/EBADF, the tracer's file stays open;
+ *   fcntl F_DUPFD from below one of them: the copy lands where it would untraced;
  *   dup2, dup3 onto one of them: the tracer's file moves to another number first, then the
  *                                program's call runs (bash: `exec 100>file`);
  *   dup2, dup3 from one of them: -1/EBADF;
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,24 +66,6 @@ static int (*real_fcntl64)(int, int, ...);
 	void *arg = va_arg(ap, void *); \
 	va_end(ap)
 
-LT_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	FCNTL_ARG(cmd, arg);
-	LT_RESOLVE(fcntl, NULL);
-	if (hidden(fd))
-		return ebadf();
-	return real_fcntl(fd, cmd, arg);
-}
-
-LT_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	FCNTL_ARG(cmd, arg);
-	LT_RESOLVE(fcntl64, NULL);
-	if (hidden(fd))
-		return ebadf();
-	return real_fcntl64(fd, cmd, arg);
-}
-
 static __typeof__(&dup2) real_dup2;
 static __typeof__(&dup3) real_dup3;
 
@@ -89,6 +73,11 @@ static int call_dup2(int from, int to, int flags)
 {
 	(void)flags;
 	return real_dup2(from, to);
+}
+
+static int sys_dup3(int from, int to, int flags)
+{
+	return (int)syscall(SYS_dup3, from, to, flags);
 }
 
 /* dup2 or dup3 (through `call`) from `from` onto `to`, the tracer's file moved off `to`. */
@@ -105,6 +94,52 @@ static int dup_onto(int (*call)(int, int, int), int from, int to, int flags)
 		lt_file_vacated_unused(to);
 		errno = saved;
 	}
+	return ret;
+}
+
+/*
+ * F_DUPFD and F_DUPFD_CLOEXEC give the lowest free number from `min` on.  The kernel skips
+ * the tracer's numbers, which the program would have got untraced (a soft descriptor limit
+ * above 4096 puts them from 100 on: `fcntl(1, F_DUPFD, 100)` gave 103): the lowest of ours
+ * in [min, got) is vacated and the copy made there instead.
+ */
+static int dupfd_as_untraced(int fd, int cmd, int min, int got)
+{
+	if (got <= min || min < 0 || !lt_is_traced_process())
+		return got;
+	for (int h = min; h < got; h++) {
+		if (!lt_fd_hidden(h))
+			continue;
+		int ret = dup_onto(sys_dup3, fd, h, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		if (ret < 0)
+			return got; /* the copy the kernel made stands */
+		syscall(SYS_close, got);
+		return h;
+	}
+	return got;
+}
+
+LT_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	FCNTL_ARG(cmd, arg);
+	LT_RESOLVE(fcntl, NULL);
+	if (hidden(fd))
+		return ebadf();
+	int ret = real_fcntl(fd, cmd, arg);
+	if (ret >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		ret = dupfd_as_untraced(fd, cmd, (int)(intptr_t)arg, ret);
+	return ret;
+}
+
+LT_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	FCNTL_ARG(cmd, arg);
+	LT_RESOLVE(fcntl64, NULL);
+	if (hidden(fd))
+		return ebadf();
+	int ret = real_fcntl64(fd, cmd, arg);
+	if (ret >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		ret = dupfd_as_untraced(fd, cmd, (int)(intptr_t)arg, ret);
 	return ret;
 }
 

@@ -327,6 +327,17 @@ LT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	if (attr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0)
 		s->mask = attr_mask; /* the thread was to start with this mask instead */
 	int ret = real_pthread_create(th, attr, start_trampoline, s); /* s is the thread's now */
+	if (ret == EAGAIN && lt_helpers_pause_for_program()) {
+		/* Under `ulimit -u` the tracer's helpers took threads the program is allowed:
+		 * they step aside (and come back only if they can), the program's thread goes
+		 * first.  A joined thread still counts for a moment, until the kernel has
+		 * released it: a few tries, a millisecond apart. */
+		for (int tries = 0; ret == EAGAIN && tries < 20; tries++) {
+			if (tries)
+				nanosleep(&(struct timespec){0, 1000000}, NULL);
+			ret = real_pthread_create(th, attr, start_trampoline, s);
+		}
+	}
 	int saved = errno;
 	pthread_sigmask(SIG_SETMASK, &mine, NULL);
 	if (ret != 0) {

@@ -49,4 +49,14 @@ grep -q '^ran$' <<<"$out" || fail "ulimit -n 200: $out"
 if ! grep -q 'take the top numbers' <<<"$out"; then
 	(ulimit -n 200 && ulimit -H -n 300) 2>/dev/null || fail "ulimit -n 200: no warning: $out"
 fi
+# A soft limit above 4096 puts the tracer's files from 100 on: fcntl F_DUPFD from 100 must
+# still give 100, 101, 102 as untraced (103, 104, 105 before), and the trace stay whole.
+dupfd='import fcntl; print(*[fcntl.fcntl(1, c, 100) for c in (fcntl.F_DUPFD, fcntl.F_DUPFD_CLOEXEC, fcntl.F_DUPFD)])'
+if (ulimit -S -n 8192) 2>/dev/null; then
+	out=$( (ulimit -S -n 8192 && python3 -c "$dupfd") 2>&1)
+	out2=$( (ulimit -S -n 8192 && traced "$WORK/dupfd.trace" python3 -c "$dupfd") 2>&1)
+	[ "$out" = "$out2" ] || fail "F_DUPFD under a soft limit of 8192: untraced '$out', traced '$out2'"
+	$DUMP "$WORK/dupfd.trace" >/dev/null || fail "F_DUPFD: the trace is damaged"
+	echo "F_DUPFD from 100 under ulimit -S -n 8192: $out2, as untraced"
+fi
 echo "ok"

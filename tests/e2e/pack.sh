@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The events file is packed (format 2.0, src/format/pack.h) and gives back exactly the
+# The events file is packed (format 2.x, src/format/pack.h) and gives back exactly the
 # records the program wrote: every packed chunk unpacks to its raw length and packs back to
 # the same bytes (test_pack), the record counts are what the program did, the trace is
 # several times smaller than its records, and the meta file says what the writer cost.
@@ -15,9 +15,9 @@ read -r chunks packed < <(sed -n 's/.*: \([0-9]*\) chunks, \([0-9]*\) packed$/\1
 [ "${chunks:-0}" -ge 8 ] || fail "only ${chunks:-0} chunks"
 [ "$packed" = "$chunks" ] || fail "$packed of $chunks chunks packed"
 "$DUMP" -m "$WORK/t" >"$WORK/dump" || fail "trace-dump: exit status $?"
-head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.0' || fail "meta: $(head -1 "$proc/meta")"
+head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.1' || fail "meta: $(head -1 "$proc/meta")"
 grep -Eq '^writer_cpu [1-9][0-9]*$' "$proc/meta" || fail "no writer_cpu line with a time"
-line=$(grep -m1 ' format=2\.0 ' "$WORK/dump") || fail "trace-dump --meta: no format line"
+line=$(grep -m1 ' format=2\.1 ' "$WORK/dump") || fail "trace-dump --meta: no format line"
 echo "$line"
 echo "$line" | grep -q " packed=$chunks " || fail "trace-dump counts other packed chunks"
 echo "$line" | grep -Eq ' writer_cpu_ns=[1-9]' || fail "trace-dump shows no writer CPU time"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/stress/run.sh BUILD_DIR [ROUNDS] - the long adversarial sweep behind e2e.signals,
-# e2e.descriptors, e2e.helpers and e2e.limits, run on purpose (not by CTest): many more
+# e2e.descriptors, e2e.helpers, e2e.limits, e2e.exit-race, e2e.sigmask, e2e.raw-clone,
+# e2e.fsize, e2e.tsc-off, e2e.mlock and e2e.payload-flip, run on purpose (not by CTest): many more
 # runs of each, so that a rare hang or a rare difference shows.  Exits 1 at the first
 # failure, with what failed; prints one line per part otherwise.  See README.md here.
 set -u
@@ -54,6 +55,31 @@ echo "stress: ulimit -n 4..80: as untraced, never off without a word"
 
 # 4. Helper threads and limits: the e2e checks again.
 for t in helpers limits; do
+	for i in $(seq 1 "$rounds"); do
+		bash "$src/tests/e2e/$t.sh" >"$work/log" 2>&1
+		s=$?
+		[ $s = 0 ] || [ $s = 77 ] || fail "$t, run $i: $(tail -3 "$work/log")"
+	done
+	echo "stress: $t: $rounds runs"
+done
+# 5. The third pass's findings, many times over: the end while threads record (exit and
+#    _exit, 50..500 ms, two ring sizes), threads signalled as they start with a mask of their
+#    own, a raw clone's child beside its parent, ulimit -f, the TSC turned off, mlockall as
+#    nobody, flipped bits in the events file.
+EXIT_RACE_RUNS=$((rounds * 20)) bash "$src/tests/e2e/exit-race.sh" >"$work/log" 2>&1 ||
+	fail "exit-race: $(tail -3 "$work/log")"
+echo "stress: exit-race: $((rounds * 20)) runs"
+SIGMASK_RUNS=$((rounds * 20)) bash "$src/tests/e2e/sigmask.sh" >"$work/log" 2>&1 ||
+	fail "sigmask: $(tail -3 "$work/log")"
+for i in $(seq 1 "$rounds"); do
+	rm -rf "$work/t"
+	timeout 120 env LD_PRELOAD="$lib" LIBTRACE_OUTPUT="$work/t" LIBTRACE_QUIET=1 \
+		"$TESTBIN/sigmask_start" 20 64 10 >"$work/log" 2>&1
+	s=$?
+	[ $s = 0 ] || fail "sigmask_start 20 64 10, run $i: exit status $s (124: hung): $(tail -2 "$work/log")"
+done
+echo "stress: sigmask: $((rounds * 20)) runs of 80 threads and $rounds of 1280, no hang, no allocation in a handler"
+for t in raw-clone fsize tsc-off mlock payload-flip; do
 	for i in $(seq 1 "$rounds"); do
 		bash "$src/tests/e2e/$t.sh" >"$work/log" 2>&1
 		s=$?
