@@ -85,7 +85,7 @@ enum { SLOT_FREE = 0, SLOT_OWNED, SLOT_ENDED };
 
 #define RING_CHUNKS 8	   /* chunks per slot */
 #define FIRST_PIECE 4096u  /* disk reserved when a chunk is first started (a page at least) */
-#define AS_SHARE    16384u /* under `ulimit -v`, a slot takes this fraction of it at most */
+#define AS_SHARE    65536u /* under `ulimit -v`, a slot takes this fraction of it at most */
 
 struct slot {
 	int state;
@@ -107,7 +107,6 @@ static struct __attribute__((aligned(4096))) {
 	unsigned chunks, max_slots;
 	unsigned nslots;     /* slots mapped so far */
 	unsigned file_slots; /* slots the ring file's size covers; slot_lock */
-	struct slot *slots;
 	struct lt_lock slot_lock, io_lock;
 	int io_failed;		   /* the last write to events failed; io_lock */
 	int trimmed;		   /* lt_buffer_trim has run: nothing is reserved ahead; io_lock */
@@ -117,6 +116,18 @@ static struct __attribute__((aligned(4096))) {
 	struct lt_pack_state pack; /* the packer's tables; io_lock */
 	struct lt_file ring, events;
 } R;
+
+/* The slot table, in pages mapped as slots are added: two levels, so that a program with a
+ * few threads keeps the address space a table for 32768 would take (`ulimit -v`).  A page
+ * is set before nslots counts its first slot. */
+#define SLOTS_MAX      32768u
+#define SLOTS_PER_PAGE (4096u / sizeof(struct slot))
+static struct slot *slot_pages[(SLOTS_MAX + SLOTS_PER_PAGE - 1) / SLOTS_PER_PAGE];
+
+static inline struct slot *slot_at(unsigned s)
+{
+	return &slot_pages[s / SLOTS_PER_PAGE][s % SLOTS_PER_PAGE];
+}
 
 /* A full memory barrier.  ThreadSanitizer models no fences (GCC refuses them under it): there a
  * sequentially consistent read-modify-write stands in, which it does model. */
@@ -180,7 +191,7 @@ static void chunk_evict(const struct lt_chunk_header *c)
 
 static struct lt_chunk_header *chunk_at(unsigned slot, unsigned i)
 {
-	return (struct lt_chunk_header *)(R.slots[slot].base + i * R.chunk_size);
+	return (struct lt_chunk_header *)(slot_at(slot)->base + i * R.chunk_size);
 }
 
 /* Where chunk i of a slot lies in the ring file. */
@@ -305,12 +316,13 @@ int lt_buffer_open(const char *dir, int after_fork)
 		/* Drop the parent's shared ring from our address space: a store into it would
 		 * land in the parent's trace, and the address space is ours to use again. */
 		for (unsigned s = 0; s < R.nslots; s++)
-			if (R.slots[s].base)
-				munmap(R.slots[s].base, R.slot_size);
+			if (slot_at(s)->base)
+				munmap(slot_at(s)->base, R.slot_size);
 		lt_file_close(&R.ring);
 		lt_file_close(&R.events);
 		/* Slots past nslots were never written: leave their pages untouched. */
-		memset(R.slots, 0, R.nslots * sizeof(*R.slots));
+		for (unsigned s = 0; s < R.nslots; s++)
+			memset(slot_at(s), 0, sizeof(struct slot));
 		R.nslots = R.file_slots = 0;
 		R.slot_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
@@ -348,32 +360,34 @@ int lt_buffer_open(const char *dir, int after_fork)
 		}
 		/* Under an address-space limit (`ulimit -v`) each ring is address space the
 		 * program's threads and heap do not get: unless LIBTRACE_BUFFER_SIZE says
-		 * otherwise, a slot takes 1/AS_SHARE of the limit at most (32 KiB under 1 GB),
-		 * so that a program that creates threads until it can no more gets about as
-		 * many as untraced; slower (more, smaller chunks), nothing lost. */
+		 * otherwise, a slot takes 1/AS_SHARE of the limit at most, in fewer chunks when
+		 * pages would be too many (12 KiB in 3 under 1 GB, 8 KiB in 2 under 400 MB), so
+		 * that a program that creates threads until it can no more gets as many as
+		 * untraced; slower (the thread waits for the writer more often), nothing lost. */
 		if (!lt_cfg.buffer_size_given && getrlimit(RLIMIT_AS, &rl) == 0 &&
 		    rl.rlim_cur != RLIM_INFINITY) {
-			uint64_t cap = rl.rlim_cur / AS_SHARE / R.chunks;
+			uint64_t slot = rl.rlim_cur / AS_SHARE;
+			unsigned chunks = (unsigned)(slot / (uint64_t)page);
+			chunks = chunks < 2 ? 2 : chunks > RING_CHUNKS ? RING_CHUNKS : chunks;
+			uint64_t cap = slot / chunks;
 			cap -= cap % (uint64_t)page;
 			if (cap < (uint64_t)page)
 				cap = (uint64_t)page;
-			if (R.chunk_size > cap) {
-				R.chunk_size = cap;
+			if (R.chunk_size * R.chunks > cap * chunks) {
+				R.chunks = chunks;
+				if (R.chunk_size > cap)
+					R.chunk_size = cap;
 				lt_warn("the address-space limit (ulimit -v: %llu KiB) makes each "
 					"thread's ring %llu KiB: tracing is slower",
 					(unsigned long long)(rl.rlim_cur / 1024),
-					(unsigned long long)(cap * R.chunks / 1024));
+					(unsigned long long)(R.chunk_size * R.chunks / 1024));
 			}
 		}
 		R.slot_size = R.chunk_size * R.chunks;
 		R.first_piece = FIRST_PIECE < (uint64_t)page ? (uint32_t)page : FIRST_PIECE;
 		R.max_slots = (unsigned)(budget / R.slot_size);
-		if (R.max_slots > 32768)
-			R.max_slots = 32768;
-		/* Touched only as slots are added (calloc of this size maps fresh zero pages). */
-		R.slots = calloc(R.max_slots, sizeof(*R.slots));
-		if (!R.slots)
-			return -ENOMEM;
+		if (R.max_slots > SLOTS_MAX)
+			R.max_slots = SLOTS_MAX;
 		R.ring.fd = R.events.fd = -1;
 		/* The packer's output, taken once (a fork child keeps its copy): chunk_write
 		 * runs at exit and in signal handlers too, where nothing may be allocated.
@@ -392,6 +406,12 @@ int lt_buffer_open(const char *dir, int after_fork)
 	if (err)
 		lt_warn("cannot create the trace files in %s: %s", dir, strerror(-err));
 	return err;
+}
+
+void lt_buffer_discard(void)
+{
+	lt_file_close(&R.ring);
+	lt_file_close(&R.events);
 }
 
 /*
@@ -419,6 +439,24 @@ static int address_space_room(void)
 	return R.slot_size <= left / 2 ? 0 : -ENOMEM;
 }
 
+/* A system call a filter refuses (seccomp: EPERM, or ENOSYS), not one that failed. */
+static int refused(int err)
+{
+	return err == EPERM || err == EACCES || err == ENOSYS || err == EOPNOTSUPP;
+}
+
+/* Makes the ring file `size` bytes long (from shorter): ftruncate, or where a seccomp filter
+ * refuses it, one zero byte written at the new end, which no one uses yet (sparse too). */
+static int ring_extend(int fd, off_t size)
+{
+	if (ftruncate(fd, size) == 0)
+		return 0;
+	if (!refused(errno))
+		return -1;
+	static const char zero;
+	return pwrite(fd, &zero, 1, size - 1) == 1 ? 0 : -1;
+}
+
 /* Maps one more slot at the end of the ring file.  slot_lock held.  0, or -errno (-ENOMEM
  * when the address space is used up, e.g. under `ulimit -v`). */
 static int ring_grow(void)
@@ -429,6 +467,14 @@ static int ring_grow(void)
 	int err = address_space_room();
 	if (err)
 		return err;
+	struct slot **page = &slot_pages[s / SLOTS_PER_PAGE];
+	if (!*page) {
+		void *p =
+		    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		*page = p; /* zero: every slot FREE */
+	}
 	int fd = lt_file_fd(&R.ring);
 	if (fd < 0)
 		return -EBADF;
@@ -440,8 +486,8 @@ static int ring_grow(void)
 		unsigned want = s + 1 + (s + 1 < 64 ? s + 1 : 64);
 		if (want > R.max_slots)
 			want = R.max_slots;
-		if (ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + want * R.slot_size)) != 0 &&
-		    (want = s + 1, ftruncate(fd, off + (off_t)R.slot_size) != 0)) {
+		if (ring_extend(fd, (off_t)(LT_FILE_HEADER_SIZE + want * R.slot_size)) != 0 &&
+		    (want = s + 1, ring_extend(fd, off + (off_t)R.slot_size) != 0)) {
 			err = errno;
 			lt_file_done(&R.ring);
 			return -err;
@@ -463,7 +509,7 @@ static int ring_grow(void)
 	/* A fault reads one page: the kernel's read-around would fill the page cache with up to
 	 * read_ahead_kb of zeroes (a whole slot, milliseconds) on the thread's first store. */
 	madvise(p, R.slot_size, MADV_RANDOM);
-	R.slots[s].base = p;
+	slot_at(s)->base = p;
 	__atomic_store_n(&R.nslots, s + 1, __ATOMIC_RELEASE); /* the writer reads it unlocked */
 	return 0;
 }
@@ -476,7 +522,7 @@ static int ring_grow(void)
  */
 static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
 {
-	struct slot *sl = &R.slots[s];
+	struct slot *sl = slot_at(s);
 	uint32_t have = __atomic_load_n(&sl->alloc[i], __ATOMIC_RELAXED);
 	if (want > R.chunk_size)
 		want = R.chunk_size;
@@ -487,12 +533,14 @@ static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
 		return -EBADF;
 	int err = posix_fallocate(fd, chunk_offset(s, i) + have, (off_t)(want - have));
 	lt_file_done(&R.ring);
-	if (err)
-		return -err;
 	/* Its pages mapped writable in one call (Linux 5.14; older kernels refuse it): the
 	 * producer's stores then take no fault each, 10 ns a lock+unlock pair over a first pass
-	 * of the ring here. */
-	madvise((char *)chunk_at(s, i) + have, want - have, MADV_POPULATE_WRITE);
+	 * of the ring here.  Where a seccomp filter refuses fallocate, that call reserves the
+	 * blocks instead (a write fault allocates them, and a full disk fails it here, not as a
+	 * SIGBUS at a store), leaving what is stored there as it is. */
+	int populated = madvise((char *)chunk_at(s, i) + have, want - have, MADV_POPULATE_WRITE);
+	if (err && !(refused(err) && populated == 0))
+		return -err;
 	while (have < want && !__atomic_compare_exchange_n(&sl->alloc[i], &have, (uint32_t)want, 0,
 							   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
@@ -503,7 +551,7 @@ static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
  * (reading a hole of the file costs a page of cache). */
 static int chunk_state_at(unsigned s, unsigned i)
 {
-	if (!__atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE))
 		return LT_CHUNK_FREE;
 	return chunk_state(chunk_at(s, i));
 }
@@ -518,7 +566,7 @@ static int chunk_ready(unsigned s, unsigned i)
 static uint64_t *chunk_end(unsigned s, unsigned i)
 {
 	return (uint64_t *)((char *)chunk_at(s, i) +
-			    __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE));
+			    __atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE));
 }
 
 /* Starts chunk i (chunk_ready said yes). */
@@ -558,7 +606,7 @@ int lt_buffer_attach(struct lt_thread *t)
 	t->data = t->pos = t->end = t->sink;
 	lt_lock(&R.slot_lock);
 	for (s = 0; s < R.nslots; s++)
-		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
+		if (__atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			break;
 	int saved = errno; /* a lazily registered thread is inside the program's call */
 	if (s == R.nslots && R.nslots >= RECLAIM_FROM)
@@ -566,12 +614,14 @@ int lt_buffer_attach(struct lt_thread *t)
 	if (s == R.nslots)
 		err = ring_grow();
 	if (!err) {
-		__atomic_store_n(&R.slots[s].state, SLOT_OWNED, __ATOMIC_RELAXED);
-		R.slots[s].thread = t->index;
+		__atomic_store_n(&slot_at(s)->state, SLOT_OWNED, __ATOMIC_RELAXED);
+		slot_at(s)->thread = t->index;
 		/* Chunks from `drain` on are FREE: start there so the writer's order holds. */
-		if (!chunk_ready(s, R.slots[s].drain)) {
-			err = -ENOSPC;
-			__atomic_store_n(&R.slots[s].state, SLOT_FREE, __ATOMIC_RELEASE);
+		unsigned d = slot_at(s)->drain;
+		err = chunk_state_at(s, d) == LT_CHUNK_FREE ? chunk_reserve(s, d, R.first_piece)
+							    : -EBUSY;
+		if (err) { /* -ENOSPC: a full disk; -EPERM: a seccomp filter, say */
+			__atomic_store_n(&slot_at(s)->state, SLOT_FREE, __ATOMIC_RELEASE);
 		}
 	}
 	errno = saved;
@@ -588,7 +638,7 @@ int lt_buffer_attach(struct lt_thread *t)
 		return err;
 	}
 	t->slot = (int)s;
-	chunk_start(t, R.slots[s].drain);
+	chunk_start(t, slot_at(s)->drain);
 	return 0;
 }
 
@@ -605,7 +655,7 @@ void lt_buffer_detach(struct lt_thread *t)
 		return;
 	struct lt_chunk_header *c = chunk_at((unsigned)t->slot, t->cur);
 	chunk_seal(c, 1);
-	__atomic_store_n(&R.slots[t->slot].state, SLOT_ENDED, __ATOMIC_RELEASE);
+	__atomic_store_n(&slot_at(t->slot)->state, SLOT_ENDED, __ATOMIC_RELEASE);
 	t->slot = -1;
 	t->chunk = &t->dummy;
 	t->data = t->pos = t->end = t->sink;
@@ -744,7 +794,7 @@ static void flight_dump(void)
 {
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	for (unsigned s = 0; s < n; s++) {
-		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
+		if (__atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			continue;
 		for (unsigned i = 0; i < R.chunks; i++)
 			flight_write(chunk_at(s, i));
@@ -762,7 +812,7 @@ static void flight_reuse(struct lt_chunk_header *c)
  * first when `evict`: the writer thread).  io_lock held. */
 static int slot_drain(unsigned s, int evict)
 {
-	struct slot *sl = &R.slots[s];
+	struct slot *sl = slot_at(s);
 	for (unsigned n = 0; n < R.chunks; n++) {
 		if (chunk_state_at(s, sl->drain) != LT_CHUNK_SEALED)
 			break;
@@ -797,10 +847,10 @@ static int slot_reclaim(unsigned s, int evict)
 {
 	int err = slot_drain(s, evict);
 	int ended = SLOT_ENDED;
-	if (!err && chunk_state_at(s, R.slots[s].drain) == LT_CHUNK_FREE)
-		__atomic_compare_exchange_n(&R.slots[s].state, &ended, SLOT_FREE, 0,
+	if (!err && chunk_state_at(s, slot_at(s)->drain) == LT_CHUNK_FREE)
+		__atomic_compare_exchange_n(&slot_at(s)->state, &ended, SLOT_FREE, 0,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	return __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE;
+	return __atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) == SLOT_FREE;
 }
 
 /*
@@ -815,7 +865,7 @@ static int slot_reclaim(unsigned s, int evict)
  */
 static void reserve_ahead(unsigned s)
 {
-	struct slot *sl = &R.slots[s];
+	struct slot *sl = slot_at(s);
 	unsigned a = sl->drain; /* after a drain: the producer's chunk, if it has one */
 	if (R.trimmed || __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_OWNED ||
 	    chunk_state_at(s, a) != LT_CHUNK_ACTIVE)
@@ -846,7 +896,7 @@ void lt_buf_drain_all(int writer)
 	}
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	for (unsigned s = 0; s < n; s++) {
-		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_FREE)
+		if (__atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) == SLOT_FREE)
 			continue;
 		lt_lock(&R.io_lock);
 		if (!slot_reclaim(s, writer) && writer)
@@ -865,7 +915,7 @@ static unsigned reclaim_ended(void)
 {
 	unsigned n = R.nslots;
 	for (unsigned s = 0; s < n; s++) {
-		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) != SLOT_ENDED)
+		if (__atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) != SLOT_ENDED)
 			continue;
 		lt_lock(&R.io_lock);
 		int freed = slot_reclaim(s, 0);
@@ -889,7 +939,7 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 	unsigned s = (unsigned)t->slot;
 	struct lt_chunk_header *cur = chunk_at(s, t->cur);
 	unsigned next = (t->cur + 1) % R.chunks;
-	uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[t->cur], __ATOMIC_ACQUIRE);
+	uint32_t alloc = __atomic_load_n(&slot_at(s)->alloc[t->cur], __ATOMIC_ACQUIRE);
 	if (!t->dropping &&
 	    (chunk_end(s, t->cur) > t->end ||
 	     (alloc < R.chunk_size && chunk_reserve(s, t->cur, 2 * (uint64_t)alloc) == 0))) {
@@ -1002,7 +1052,7 @@ void lt_buffer_flush_all(int snapshot_active)
 	unsigned n = __atomic_load_n(&R.nslots, __ATOMIC_ACQUIRE);
 	lt_lock(&R.io_lock);
 	for (unsigned s = 0; s < n; s++) {
-		if (__atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) != SLOT_OWNED)
+		if (__atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) != SLOT_OWNED)
 			continue;
 		for (unsigned i = 0; i < R.chunks; i++)
 			if (chunk_state_at(s, i) == LT_CHUNK_ACTIVE)
@@ -1021,7 +1071,7 @@ static void trim_range(int fd, unsigned from, unsigned to)
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, a, b - a) != 0)
 		return;
 	for (unsigned k = from; k < to; k++)
-		__atomic_store_n(&R.slots[k / R.chunks].alloc[k % R.chunks], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&slot_at(k / R.chunks)->alloc[k % R.chunks], 0, __ATOMIC_RELEASE);
 }
 
 void lt_buffer_trim(void)
@@ -1053,14 +1103,14 @@ void lt_buffer_trim(void)
 		 * at any moment, and a chunk seen FREE here may be theirs again before the punch
 		 * (its records zeroed, its `alloc` reset under the producer's cursor). */
 		if ((int)s != own &&
-		    __atomic_load_n(&R.slots[s].state, __ATOMIC_ACQUIRE) == SLOT_OWNED) {
+		    __atomic_load_n(&slot_at(s)->state, __ATOMIC_ACQUIRE) == SLOT_OWNED) {
 			trim_range(fd, from, to);
 			from = to = 0;
 			continue;
 		}
 		for (unsigned i = 0; i < R.chunks; i++) {
 			unsigned k = s * R.chunks + i;
-			uint32_t alloc = __atomic_load_n(&R.slots[s].alloc[i], __ATOMIC_ACQUIRE);
+			uint32_t alloc = __atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE);
 			if (alloc > R.first_piece && chunk_state(chunk_at(s, i)) == LT_CHUNK_FREE) {
 				if (from == to)
 					from = k;
@@ -1091,7 +1141,7 @@ static void flight_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	int saved = errno;
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_ON && lt_is_traced_process() &&
-	    R.slots) {
+	    R.max_slots) {
 		if (lt_trylock(&R.io_lock)) {
 			flight_dump();
 			lt_unlock(&R.io_lock);
@@ -1177,17 +1227,13 @@ static int lock_line(char *line, const struct range *own, int nown, int onfault)
 
 int lt_buffer_mlock_program(int flags)
 {
-	struct range own[3] = {{0, 0}, {0, 0}, {0, 0}};
+	struct range own[2] = {{0, 0}, {0, 0}};
 	int nown = 0;
 	if (dl_iterate_phdr(find_own, &own[0]))
 		nown++;
 	if (R.pack_buf)
 		own[nown++] =
 		    (struct range){(uintptr_t)R.pack_buf, (uintptr_t)R.pack_buf + R.chunk_size};
-	if (R.slots)
-		own[nown++] =
-		    (struct range){(uintptr_t)R.slots & ~(uintptr_t)4095,
-				   ((uintptr_t)(R.slots + R.max_slots) + 4095) & ~(uintptr_t)4095};
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

@@ -31,6 +31,7 @@ unsigned long (*lt_getauxval)(unsigned long) = getauxval; /* replaced by a unit 
 
 static LT_PAGE_ALIGNED char trace_dir[PATH_MAX];
 static LT_PAGE_ALIGNED char proc_dir[PATH_MAX];
+static int made_trace_dir; /* this process made trace_dir (not a parent directory of it) */
 static pid_t traced_pid;
 static int is_root;	 /* no traced parent: this process prints the exit line */
 static int stderr_known; /* fd 2 was open at start ... */
@@ -196,7 +197,8 @@ static int trace_dir_open(int create)
 		return pfd;
 	struct stat st;
 	int fd = -1, err = 0;
-	if (create && mkdirat(pfd, name, 0700) != 0 && errno != EEXIST) {
+	made_trace_dir = create && mkdirat(pfd, name, 0700) == 0;
+	if (create && !made_trace_dir && errno != EEXIST) {
 		err = -errno;
 		lt_warn("cannot create trace directory %s: %s; not tracing", trace_dir,
 			strerror(-err));
@@ -356,6 +358,21 @@ static int make_process_dir(int at)
 	return -errno;
 }
 
+/* Not tracing after all: the process directory and what was made in it go again, so that a
+ * process that could not be traced (`ulimit -n 5`) leaves nothing behind. */
+static void discard_process_dir(void)
+{
+	lt_meta_discard();
+	lt_buffer_discard();
+	static const char *const made[] = {LT_META_FILE, "ring", LT_EVENTS_FILE};
+	char path[sizeof(proc_dir) + 32];
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		lt_snprintf(path, sizeof(path), "%s/%s", proc_dir, made[i]);
+		unlink(path);
+	}
+	rmdir(proc_dir);
+}
+
 /* The arguments glibc gives the constructor (NULL: not known, or not from glibc). */
 static char **start_argv;
 static int start_argc;
@@ -502,12 +519,19 @@ void lt_init(void)
 	if (err) {
 		lt_warn("cannot create %s/%s: %s; not tracing", proc_dir, LT_META_FILE,
 			strerror(-err));
+		discard_process_dir();
+		if (made_trace_dir)
+			rmdir(trace_dir); /* only if empty: nothing else was traced there */
 		goto out;
 	}
 	lt_meta_hold(1); /* up to the first thread's start */
 	write_meta(0, 0);
-	if (lt_buffer_open(proc_dir, 0))
+	if (lt_buffer_open(proc_dir, 0)) {
+		discard_process_dir();
+		if (made_trace_dir)
+			rmdir(trace_dir); /* only if empty: nothing else was traced there */
 		goto out;
+	}
 	struct stat st;
 	if (fstat(STDERR_FILENO, &st) == 0) {
 		stderr_known = 1;
@@ -605,6 +629,8 @@ static void after_fork_child(void)
 	if (dfd >= 0)
 		close(dfd);
 	if (err || lt_meta_open(proc_dir) != 0) {
+		if (!err)
+			discard_process_dir();
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
 		lt_tls_guard--;
 		return;
@@ -615,6 +641,7 @@ static void after_fork_child(void)
 	write_meta(parent, parent_thread);
 	lt_meta_hold(0);
 	if (lt_buffer_open(proc_dir, 1)) {
+		discard_process_dir();
 		__atomic_store_n(&lt_state, LT_STATE_OFF, __ATOMIC_RELEASE);
 		lt_tls_guard--;
 		return;

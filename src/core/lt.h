@@ -60,6 +60,8 @@ LT_HIDDEN void lt_clock_pair(uint64_t *ticks, uint64_t *ns);
 
 /* buffer.c, and writer.c for the writer thread */
 LT_HIDDEN int lt_buffer_open(const char *dir, int after_fork);
+/* Closes the ring and events files (lt_buffer_open failed, or half succeeded). */
+LT_HIDDEN void lt_buffer_discard(void);
 LT_HIDDEN int lt_buffer_attach(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
 /* Drop policy: makes room for a record that must not be lost (the thread's end). */
@@ -139,6 +141,9 @@ LT_HIDDEN void lt_thread_dropped_flush(void);
 
 /* meta.c */
 LT_HIDDEN int lt_meta_open(const char *dir);
+/* Not tracing after all (lt_meta_open succeeded, a later step failed): drops the held lines
+ * and closes the file, which the caller removes. */
+LT_HIDDEN void lt_meta_discard(void);
 LT_HIDDEN void lt_meta_sync(void);
 /* 1: the calling thread's meta lines are gathered (at start); 0: written, and no more. */
 LT_HIDDEN void lt_meta_hold(int on);

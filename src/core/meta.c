@@ -76,6 +76,15 @@ static void meta_write(const char *buf, size_t len)
 	meta_put(buf, len);
 }
 
+void lt_meta_discard(void)
+{
+	if (holding()) {
+		hold.len = 0;
+		__atomic_store_n(&hold.owner, (pthread_t)0, __ATOMIC_RELEASE);
+	}
+	lt_file_close(&meta);
+}
+
 void lt_meta_hold(int on)
 {
 	if (on) {

@@ -270,12 +270,17 @@ void lt_thread_after_fork_child(void)
  * pthread_t -> thread index, for join and setname.  Open addressing, a lock around it:
  * create and join are rare next to the work they do.
  */
-#define MAP_SIZE 65536u
-static struct {
+#define MAP_FIRST 1024u	 /* entries mapped at the first thread */
+#define MAP_MAX	  65536u /* entries at most: half of them used */
+struct map_entry {
 	unsigned long handle;
 	uint32_t index;
 	int used;
-} map[MAP_SIZE] LT_PAGE_ALIGNED;
+};
+/* Mapped, and doubled as threads come, in pages of its own: a program that starts few
+ * threads keeps the rest of 1 MiB for itself (`ulimit -v`).  map_lock. */
+static struct map_entry *map;
+static unsigned map_size; /* a power of two */
 static struct lt_lock map_lock = LT_LOCK_INIT;
 static unsigned map_count;
 
@@ -284,21 +289,49 @@ static unsigned map_hash(unsigned long h)
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return (unsigned)h & (MAP_SIZE - 1);
+	return (unsigned)h;
+}
+
+static struct map_entry *map_slot(struct map_entry *m, unsigned size, unsigned long handle)
+{
+	unsigned i = map_hash(handle) & (size - 1);
+	while (m[i].used && m[i].handle != handle)
+		i = (i + 1) & (size - 1);
+	return &m[i];
+}
+
+/* Room for one more entry, doubling the table when it is half full; map_lock. */
+static int map_room(void)
+{
+	if (map && map_count + 1 <= map_size / 2)
+		return 1;
+	unsigned size = map ? map_size * 2 : MAP_FIRST;
+	if (size > MAP_MAX)
+		return 0;
+	struct map_entry *m = mmap(NULL, size * sizeof(*m), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	for (unsigned i = 0; i < map_size; i++)
+		if (map[i].used)
+			*map_slot(m, size, map[i].handle) = map[i];
+	if (map)
+		munmap(map, map_size * sizeof(*map));
+	map = m;
+	map_size = size;
+	return 1;
 }
 
 void lt_thread_map_put(unsigned long handle, uint32_t index)
 {
 	lt_lock(&map_lock);
-	if (map_count < MAP_SIZE / 2) {
-		unsigned i = map_hash(handle);
-		while (map[i].used && map[i].handle != handle)
-			i = (i + 1) & (MAP_SIZE - 1);
-		if (!map[i].used)
+	if (map_room()) {
+		struct map_entry *e = map_slot(map, map_size, handle);
+		if (!e->used)
 			map_count++;
-		map[i].handle = handle;
-		map[i].index = index;
-		map[i].used = 1;
+		e->handle = handle;
+		e->index = index;
+		e->used = 1;
 	}
 	lt_unlock(&map_lock);
 }
@@ -307,21 +340,19 @@ uint32_t lt_thread_map_get(unsigned long handle, int remove)
 {
 	uint32_t index = LT_NO_THREAD;
 	lt_lock(&map_lock);
-	unsigned i = map_hash(handle);
-	while (map[i].used && map[i].handle != handle)
-		i = (i + 1) & (MAP_SIZE - 1);
-	if (map[i].used) {
-		index = map[i].index;
+	struct map_entry *e = map ? map_slot(map, map_size, handle) : NULL;
+	if (e && e->used) {
+		index = e->index;
 		if (remove) {
 			/* Backward-shift deletion keeps every probe chain intact. */
-			unsigned j = i;
+			unsigned mask = map_size - 1, i = (unsigned)(e - map), j = i;
 			for (;;) {
 				map[i].used = 0;
 				for (;;) {
-					j = (j + 1) & (MAP_SIZE - 1);
+					j = (j + 1) & mask;
 					if (!map[j].used)
 						goto out;
-					unsigned k = map_hash(map[j].handle);
+					unsigned k = map_hash(map[j].handle) & mask;
 					if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 						continue;
 					break;

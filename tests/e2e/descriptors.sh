@@ -33,6 +33,8 @@ out=$( (ulimit -n 5 && traced "$WORK/tiny.trace" bash -c "$tiny" _ "$WORK") 2>&1
 [ "$plain" = "$(grep -v '^libtrace' <<<"$out")" ] ||
 	fail "ulimit -n 5: untraced '$plain', traced '$out'"
 grep -q '^libtrace.*not tracing' <<<"$out" || fail "ulimit -n 5: tracing went off without a word: $out"
+# and leaves nothing behind: before, an empty process directory (and the trace directory).
+[ ! -e "$WORK/tiny.trace" ] || fail "ulimit -n 5: left behind: $(find "$WORK/tiny.trace")"
 
 # ulimit -S -n 200: traced, and the tracer's files sit above what the program is given: it
 # opens as many as untraced.

@@ -11,8 +11,10 @@
 #include "private.h"
 
 __thread struct lt_cupti_calls lt_cupti_cs LT_TLS;
-LT_PAGE_ALIGNED uint64_t lt_cupti_corr_alias[ALIAS_SIZE];
-LT_PAGE_ALIGNED uint32_t lt_cupti_paused_corr[ALIAS_SIZE];
+/* Pages of their own, mapped only when CUPTI is used: 768 KiB that a program without CUDA
+ * keeps for its own address space (`ulimit -v`). */
+uint64_t *lt_cupti_corr_alias;
+uint32_t *lt_cupti_paused_corr;
 int lt_cupti_in_calls;
 int lt_cupti_handing_over;
 

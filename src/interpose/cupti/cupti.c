@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "private.h"
@@ -179,6 +180,15 @@ static void start(void)
 		off("the CUPTI library lacks functions we need");
 		return;
 	}
+	size_t alias_bytes = ALIAS_SIZE * (sizeof(uint64_t) + sizeof(uint32_t));
+	void *alias =
+	    mmap(NULL, alias_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (alias == MAP_FAILED) {
+		off("no memory for the correlation tables");
+		return;
+	}
+	lt_cupti_corr_alias = alias;
+	lt_cupti_paused_corr = (uint32_t *)(lt_cupti_corr_alias + ALIAS_SIZE);
 	uint32_t version = 0;
 	lt_cupti.cuptiGetVersion(&version);
 	/* Before any activity kind is enabled, as CUPTI requires. */

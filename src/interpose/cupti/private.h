@@ -69,12 +69,12 @@ extern LT_HIDDEN __thread struct lt_cupti_calls lt_cupti_cs LT_TLS; /* api.c */
 /* Driver correlation id -> the runtime call's id it served (see the top of cupti.c).  A
  * slot is overwritten 65536 driver calls later: an older record then keeps its own id. */
 #define ALIAS_SIZE 65536u
-extern LT_HIDDEN uint64_t lt_cupti_corr_alias[ALIAS_SIZE]; /* api.c */
+extern LT_HIDDEN uint64_t *lt_cupti_corr_alias; /* api.c; mapped by start, before cuptiSubscribe */
 
 /* The correlation ids of the calls made while recording was paused (ltr_trace_pause,
  * LIBTRACE_START_PAUSED, LIBTRACE_TOGGLE_SIGNAL), runtime and driver alike: what the device
  * did for them is not written either, whenever CUPTI hands it over.  Slot corr % size. */
-extern LT_HIDDEN uint32_t lt_cupti_paused_corr[ALIAS_SIZE]; /* api.c */
+extern LT_HIDDEN uint32_t *lt_cupti_paused_corr; /* api.c; as lt_cupti_corr_alias */
 
 /* api.c: CUPTI's callback for the API calls (cuptiSubscribe). */
 LT_HIDDEN void CUPTIAPI lt_cupti_on_callback(void *userdata, CUpti_CallbackDomain domain,
