@@ -564,8 +564,42 @@ out:
 	lt_tls_guard--;
 }
 
+__thread pid_t lt_vfork_pid LT_TLS;
+static __thread struct {
+	int tls_guard, guard; /* the thread's guards before the vfork */
+} vforking LT_TLS;
+
+void lt_vfork_begin(void)
+{
+	if (lt_vfork_pid) {
+		/* In a vfork child that vforks again, nothing to raise; in the parent, vforking
+		 * again before it settled, the guards saved are still the ones to restore. */
+		return;
+	}
+	struct lt_thread *t = lt_self;
+	vforking.tls_guard = lt_tls_guard;
+	vforking.guard = t ? t->guard : 0;
+	lt_vfork_pid = getpid();
+	lt_tls_guard++;
+	if (t)
+		lt_guard_take(t);
+}
+
+int lt_vfork_settle_slow(void)
+{
+	if (getpid() != lt_vfork_pid)
+		return 1; /* the child */
+	lt_tls_guard = vforking.tls_guard;
+	if (lt_self)
+		lt_self->guard = vforking.guard;
+	lt_vfork_pid = 0;
+	return 0;
+}
+
 struct lt_thread *lt_begin_slow(unsigned mod)
 {
+	if (lt_vfork_settle())
+		return NULL;
 	if (lt_tls_guard)
 		return NULL;
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) == LT_STATE_UNINIT)
@@ -728,6 +762,7 @@ void lt_process_end(const char *how)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || getpid() != traced_pid)
 		return;
+	lt_vfork_settle(); /* a vfork's child is gone: the guards it left up come down */
 	/* From a signal handler that interrupted the tracer on this thread, copying could
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);

@@ -140,6 +140,22 @@ LT_HIDDEN void lt_before_exec(void);
 LT_HIDDEN int lt_is_traced_process(void);
 LT_HIDDEN void lt_process_end(const char *how);
 LT_HIDDEN const char *lt_process_dir(void);
+/*
+ * vfork: the child runs on this thread's memory, its state included, until it execs or
+ * exits.  lt_vfork_begin, just before the real call, raises the thread's guards so that the
+ * child records nothing into its parent's stream; the parent takes them down again at its
+ * next entry into the tracer (lt_vfork_settle: a getpid syscall tells the two apart), since
+ * the wrapper cannot run anything after the real call returns (the child would have
+ * returned through the same stack).  lt_vfork_settle: 1 in the child (record nothing), 0
+ * elsewhere.
+ */
+extern LT_HIDDEN __thread pid_t lt_vfork_pid LT_TLS; /* the parent's pid while it settles */
+LT_HIDDEN void lt_vfork_begin(void);
+LT_HIDDEN int lt_vfork_settle_slow(void);
+static inline int lt_vfork_settle(void)
+{
+	return __builtin_expect(lt_vfork_pid != 0, 0) ? lt_vfork_settle_slow() : 0;
+}
 
 /* clock.c */
 /* LT_CLOCK_EMULATED: a trace begun with the TSC, which the program turned off since: its

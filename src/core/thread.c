@@ -72,6 +72,7 @@ static struct lt_thread *state_new(void)
 static void end_key_destructor(void *p)
 {
 	struct lt_thread *t = p;
+	lt_vfork_settle();
 	if (lt_self != t)
 		return; /* already ended (lt_thread_end clears lt_self) */
 	lt_guard_take(t);

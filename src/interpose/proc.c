@@ -163,6 +163,54 @@ LT_EXPORT void _Exit(int status)
 }
 
 /*
+ * vfork.  The child borrows the calling thread's stack until it execs or exits, so the
+ * wrapper is a jump, not a call: it raises the thread's guards (lt_vfork_begin) and goes on
+ * into the real vfork as if called from the program.  The child then records nothing into
+ * the parent's stream; the image it execs is traced as a process of its own (a child that
+ * _exits unexec'd leaves no trace: between vfork and exec, POSIX allows only exec and
+ * _exit).  x86-64 only: elsewhere vfork is not wrapped, and the child's calls land in the
+ * parent's stream, as they did before.
+ */
+#if defined(__x86_64__)
+static __typeof__(&vfork) real_vfork;
+
+LT_HIDDEN void *lt_vfork_prepare(void);
+void *lt_vfork_prepare(void)
+{
+	LT_RESOLVE(vfork, NULL);
+	if (real_vfork)
+		lt_vfork_begin();
+	return (void *)real_vfork;
+}
+
+/* No real vfork found (not reached with glibc): the call fails as an unsupported one. */
+LT_HIDDEN pid_t lt_vfork_none(void);
+pid_t lt_vfork_none(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	"vfork:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	subq $8, %rsp\n" /* the call below with the stack aligned */
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call lt_vfork_prepare\n"
+	"	addq $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	testq %rax, %rax\n"
+	"	jz 1f\n"
+	"	jmp *%rax\n" /* the real vfork returns to our caller */
+	"1:	jmp lt_vfork_none\n"
+	"	.cfi_endproc\n"
+	".size vfork, .-vfork\n");
+#endif
+
+/*
  * exec: CALL_ENTER(path), flush, the real call; CALL_LEAVE only when it failed.  In the
  * child of vfork (which shares the parent's memory, its thread state included) nothing is
  * recorded: those records would land in the parent's stream.

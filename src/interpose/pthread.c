@@ -279,6 +279,7 @@ static void *start_trampoline(void *p)
 	/* Registered: the signals held back since the thread began are delivered now. */
 	pthread_sigmask(SIG_SETMASK, &s.mask, NULL);
 	void *ret = s.fn(s.arg);
+	lt_vfork_settle(); /* the thread vforked and made no traced call since */
 	struct lt_thread *t = lt_self;
 	if (t && !t->guard) {
 		lt_guard_take(t);
