@@ -197,16 +197,13 @@ static void close_teams(struct pstate *ps, uint64_t par, uint64_t ns)
 /* Is addr, a thread's start routine, an OpenMP runtime's (a thread of its pool)? */
 int cv_omp_pool_start(const struct rd_process *p, uint64_t addr)
 {
-	for (size_t i = 0; i < p->nmaps; i++) {
-		const struct rd_map *m = &p->maps[i];
-		if (addr < m->start || addr >= m->end)
-			continue;
-		const char *base = strrchr(m->path, '/');
-		base = base ? base + 1 : m->path;
-		return !strncmp(base, "libgomp.", 8) || !strncmp(base, "libomp.", 7) ||
-		       !strncmp(base, "libiomp5.", 9);
-	}
-	return 0;
+	const struct rd_map *m = rd_map_at(p, addr);
+	if (!m)
+		return 0;
+	const char *base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	return !strncmp(base, "libgomp.", 8) || !strncmp(base, "libomp.", 7) ||
+	       !strncmp(base, "libiomp5.", 9);
 }
 
 /* Does t wait in the barrier of a team whose join is still to come (close_teams)? */

@@ -125,23 +125,18 @@ void cv_resolve_code(struct cv *cv, const struct rd_process *p, uint64_t addr,
 		     struct sym_result *out)
 {
 	struct sym_result s;
-	const struct rd_map *map = NULL;
-	for (size_t i = p->nmaps; i-- > 0;) /* the newest mapping wins: dlopen after dlclose */
-		if (addr >= p->maps[i].start && addr < p->maps[i].end) {
-			map = &p->maps[i];
-			break;
-		}
+	const struct rd_map *map = rd_map_at(p, addr);
 	if (map)
 		sym_resolve(cv->syms, map->path, addr - map->start + map->offset, &s);
 	else
 		sym_unmapped(cv->syms, addr, &s);
 	/* A PLT stub (a non-PIE executable's address of a library function): the function
 	 * itself, in whichever module of the process defines it. */
-	for (size_t i = 0; map && s.plt && i < p->nmaps; i++) {
+	for (size_t i = 0; map && s.plt && i < p->nmap_paths; i++) {
+		const char *path = p->maps[p->map_paths[i]].path;
 		uint64_t off;
-		if (strcmp(p->maps[i].path, map->path) &&
-		    sym_find(cv->syms, p->maps[i].path, s.plt, &off) == 0) {
-			sym_resolve(cv->syms, p->maps[i].path, off, &s);
+		if (strcmp(path, map->path) && sym_find(cv->syms, path, s.plt, &off) == 0) {
+			sym_resolve(cv->syms, path, off, &s);
 			break;
 		}
 	}

@@ -96,7 +96,16 @@ struct rd_process {
 	uint32_t papi_code[16];	   /* "papi_code I CODE": PAPI's event code (0: not said) */
 	size_t nkokkos_meta;	   /* pairs */
 	struct rd_map *maps;
-	size_t nmaps;
+	size_t nmaps, maps_cap;
+	/* The maps indexed (rd_map_at): disjoint segments in address order, each naming the
+	 * newest map over it; and the first map of each distinct path, in the maps' order. */
+	struct rd_map_seg {
+		uint64_t start, end;
+		size_t map;
+	} * map_segs;
+	size_t nmap_segs;
+	size_t *map_paths;
+	size_t nmap_paths;
 	struct rd_chunk *chunks; /* sorted by thread, then seq; duplicates removed */
 	size_t nchunks;
 	struct rd_thread *threads;
@@ -225,5 +234,8 @@ const char *rd_gpu_copy_name(unsigned kind);
 const char *rd_gpu_act_name(unsigned kind);
 int rd_fn_object(unsigned fn); /* enum lt_fn_object */
 const char *rd_string(const struct rd_process *p, uint32_t id);
+/* The map that holds code address addr: the newest where one was mapped over another (dlopen
+ * after dlclose); NULL when none does.  A binary search: a process may have millions. */
+const struct rd_map *rd_map_at(const struct rd_process *p, uint64_t addr);
 
 #endif /* LIBTRACE_READER_H */
