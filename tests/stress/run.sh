@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/stress/run.sh BUILD_DIR [ROUNDS] - the long adversarial sweep behind e2e.signals,
 # e2e.descriptors, e2e.helpers, e2e.limits, e2e.exit-race, e2e.sigmask, e2e.raw-clone,
-# e2e.fsize, e2e.tsc-off, e2e.mlock and e2e.payload-flip, run on purpose (not by CTest): many more
+# e2e.fsize, e2e.tsc-off, e2e.mlock, e2e.payload-flip, e2e.nproc, e2e.seccomp-filter and
+# e2e.vfork, run on purpose (not by CTest): many more
 # runs of each, so that a rare hang or a rare difference shows.  Exits 1 at the first
 # failure, with what failed; prints one line per part otherwise.  See README.md here.
 set -u
@@ -79,7 +80,7 @@ for i in $(seq 1 "$rounds"); do
 	[ $s = 0 ] || fail "sigmask_start 20 64 10, run $i: exit status $s (124: hung): $(tail -2 "$work/log")"
 done
 echo "stress: sigmask: $((rounds * 20)) runs of 80 threads and $rounds of 1280, no hang, no allocation in a handler"
-for t in raw-clone fsize tsc-off mlock payload-flip; do
+for t in raw-clone fsize tsc-off mlock payload-flip nproc seccomp-filter vfork; do
 	for i in $(seq 1 "$rounds"); do
 		bash "$src/tests/e2e/$t.sh" >"$work/log" 2>&1
 		s=$?
