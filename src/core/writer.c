@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,8 +39,35 @@ void lt_buf_writer_init(void)
 	start_cpus_ok = sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0;
 }
 
+static int add_tls(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*(size_t *)data += info->dlpi_phdr[i].p_memsz + info->dlpi_phdr[i].p_align;
+	return 0;
+}
+
+/*
+ * The thread-local storage of every loaded object, an upper bound of what glibc places at
+ * the top of each new thread's stack (the static TLS): a program's `threadprivate` of a
+ * megabyte (NPB EP) would leave a small helper stack none, and pthread_create would refuse
+ * it (EINVAL).  Once per process: objects loaded later get dynamic TLS, off the stack.
+ */
+static size_t static_tls(void)
+{
+	static size_t tls = (size_t)-1;
+	size_t n = __atomic_load_n(&tls, __ATOMIC_RELAXED);
+	if (n == (size_t)-1) {
+		n = 0;
+		dl_iterate_phdr(add_tls, &n);
+		__atomic_store_n(&tls, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 /* A helper's attributes: every signal blocked, the CPUs of the process's start (pinned), an
- * ordinary policy. */
+ * ordinary policy; `stack` bytes of stack for the helper itself, beside the program's TLS. */
 static int helper_attr(pthread_attr_t *attr, int pinned, size_t stack)
 {
 	int err = pthread_attr_init(attr);
@@ -51,8 +79,12 @@ static int helper_attr(pthread_attr_t *attr, int pinned, size_t stack)
 	pthread_attr_setsigmask_np(attr, &all);
 	if (pinned)
 		pthread_attr_setaffinity_np(attr, sizeof(start_cpus), &start_cpus);
-	if (stack)
+	if (stack) {
+		long page = sysconf(_SC_PAGESIZE);
+		size_t pg = page > 0 ? (size_t)page : 4096;
+		stack = (stack + static_tls() + pg - 1) / pg * pg;
 		pthread_attr_setstacksize(attr, stack);
+	}
 	/* Made by a thread the program gave a real-time policy: an ordinary thread all the same. */
 	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; /* -1 stays negative */
 	if (policy == SCHED_FIFO || policy == SCHED_RR) {

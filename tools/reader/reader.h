@@ -237,5 +237,7 @@ const char *rd_string(const struct rd_process *p, uint32_t id);
 /* The map that holds code address addr: the newest where one was mapped over another (dlopen
  * after dlclose); NULL when none does.  A binary search: a process may have millions. */
 const struct rd_map *rd_map_at(const struct rd_process *p, uint64_t addr);
+/* maps.c: builds p's index of its maps (rd_process_meta calls it). */
+void rd_maps_index(struct rd_process *p);
 
 #endif /* LIBTRACE_READER_H */
