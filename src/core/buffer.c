@@ -305,6 +305,10 @@ void lt_buffer_unseen_flush(void)
 			     (unsigned long long)n);
 }
 
+/* lt_buffer_open has set up R.ring and R.events (their descriptors are theirs or -1; before,
+ * the zeroes of a static structure, which are the program's standard input). */
+static int files_set;
+
 int lt_buffer_open(const char *dir, int after_fork)
 {
 	unseen_open();
@@ -389,6 +393,7 @@ int lt_buffer_open(const char *dir, int after_fork)
 		if (R.max_slots > SLOTS_MAX)
 			R.max_slots = SLOTS_MAX;
 		R.ring.fd = R.events.fd = -1;
+		files_set = 1;
 		/* The packer's output, taken once (a fork child keeps its copy): chunk_write
 		 * runs at exit and in signal handlers too, where nothing may be allocated.
 		 * Without it chunks are written raw. */
@@ -410,6 +415,8 @@ int lt_buffer_open(const char *dir, int after_fork)
 
 void lt_buffer_discard(void)
 {
+	if (!files_set)
+		return;
 	lt_file_close(&R.ring);
 	lt_file_close(&R.events);
 }

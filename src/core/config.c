@@ -61,11 +61,12 @@ const struct lt_option lt_options[] = {
      "Comma-separated samplers: energy (RAPL), temperature (hwmon, thermal zones), memory "
      "(resident set, memory per NUMA node), cpu (each thread's CPU and NUMA node); or all, "
      "none. A sampler whose source is missing says so once and stays off."},
-    {"LIBTRACE_SAMPLER_START", LT_OPT_CHOICE, "threaded", "threaded|now",
+    {"LIBTRACE_SAMPLER_START", LT_OPT_CHOICE, "auto", "auto|threaded|now",
      "When the sampler thread starts: threaded, once the process has a second thread (its "
      "first pthread_create, or the writer's when the trace fills a chunk), so that a "
      "single-threaded process that records little stays single-threaded, without samples; "
-     "now, with the process."},
+     "now, with the process; auto, now when LIBTRACE_SAMPLE_PERIOD or LIBTRACE_SAMPLERS is "
+     "set (samples were asked for), threaded otherwise."},
     {"LIBTRACE_SYSFS_ROOT", LT_OPT_STRING, "", NULL,
      "Directory that stands for / when the samplers read their sources (/sys, /proc): a "
      "fake tree for tests. The runtime's own reads never move."},
@@ -155,6 +156,7 @@ enum {
 static struct {
 	uint64_t num;
 	const char *str; /* in str_pool; NULL: "" */
+	int given;	 /* set, validly, in the environment */
 } setting[OPT_COUNT];
 #define SET(i) setting[i]
 static LT_PAGE_ALIGNED char str_pool[OPT_COUNT * (SETTING_STR_MAX + 2 * 64)];
@@ -555,8 +557,10 @@ int lt_config_load(char *const *env)
 					lt_options[i].name, v, lt_options[i].def);
 				apply(i, lt_options[i].def);
 				bad++;
-			} else if (i == OPT_BUFFER_SIZE) {
-				lt_cfg.buffer_size_given = 1;
+			} else {
+				SET(i).given = 1;
+				if (i == OPT_BUFFER_SIZE)
+					lt_cfg.buffer_size_given = 1;
 			}
 		}
 	}
@@ -649,9 +653,11 @@ char *lt_config_format(size_t i, char *buf, size_t len)
 		lt_snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
 		break;
 	}
-	case OPT_SAMPLER_START:
-		lt_snprintf(buf, len, "%s=%s", o->name, SET(i).num ? "now" : "threaded");
+	case OPT_SAMPLER_START: {
+		static const char *const names[] = {"auto", "threaded", "now"};
+		lt_snprintf(buf, len, "%s=%s", o->name, names[SET(i).num % 3]);
 		break;
+	}
 	case OPT_QUIET:
 		lt_snprintf(buf, len, "%s=%d", o->name, lt_cfg.quiet);
 		break;
@@ -699,6 +705,12 @@ uint64_t lt_setting(const char *name)
 {
 	size_t i = setting_index(name);
 	return i < sizeof(setting) / sizeof(setting[0]) ? setting[i].num : 0;
+}
+
+int lt_setting_given(const char *name)
+{
+	size_t i = setting_index(name);
+	return i < sizeof(setting) / sizeof(setting[0]) && setting[i].given;
 }
 
 const char *lt_setting_str(const char *name)

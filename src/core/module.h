@@ -727,6 +727,8 @@ LT_HIDDEN uint64_t lt_setting(const char *name);
 /* The LIBTRACE_MODULES names, in bit order (NULL-terminated). */
 extern LT_HIDDEN const char *const lt_module_names[];
 LT_HIDDEN const char *lt_setting_str(const char *name);
+/* Whether the user set it (validly) in the environment, rather than left the default. */
+LT_HIDDEN int lt_setting_given(const char *name);
 /* Another runtime's variable that the tracer must respect (a runtime's tool variable, the
  * launchers' rank variables): its value, or NULL when unset or empty.  Only known names. */
 LT_HIDDEN const char *lt_foreign_env(const char *name);

@@ -10,7 +10,8 @@
  * process end.  It starts when the process gets its second thread (the threaded hook: the
  * program's first pthread_create, or the writer's start once the trace fills a chunk), so a
  * single-threaded process that records little stays single-threaded (ARMED until then;
- * LIBTRACE_SAMPLER_START=now starts it with the process).  Its state word says whether it is at
+ * LIBTRACE_SAMPLER_START=now starts it with the process, and so does the default, auto, when
+ * LIBTRACE_SAMPLE_PERIOD or LIBTRACE_SAMPLERS asks for samples).  Its state word says whether it is at
  * work (BUSY: starting, sampling) or idle between two samples, or not begun yet (RUNNING); the
  * end_stop hook takes an idle sampler over (TAKEN: the thread will touch nothing more, its end is
  * written by the exiting thread, nobody waits for it to be scheduled) and waits for a busy one a
@@ -45,7 +46,7 @@ static const struct smp_ops *const all_ops[] = {&smp_rapl, &smp_thermal, &smp_me
  */
 enum { S_IDLE = 0, S_RUNNING, S_STOPPING, S_DONE, S_PAUSING, S_PAUSED, S_BUSY, S_TAKEN, S_ARMED };
 
-enum { START_THREADED = 0, START_NOW }; /* LIBTRACE_SAMPLER_START */
+enum { START_AUTO = 0, START_THREADED, START_NOW }; /* LIBTRACE_SAMPLER_START */
 
 #define SAMPLER_INDEX 0xfffffff0u /* the sampler thread's index (meta "sampler") */
 
@@ -462,7 +463,12 @@ static void sampler_start(int forked)
 		real_pthread_create_fn = lt_dlsym_next("pthread_create", NULL);
 	S.armed_ns = lt_clock_mono_ns();
 	__atomic_store_n(&S.state, S_ARMED, __ATOMIC_RELEASE);
-	if (lt_setting("LIBTRACE_SAMPLER_START") == START_NOW)
+	/* auto: samples asked for (a period or samplers set) are taken from the start, even in
+	 * a process that stays single-threaded. */
+	uint64_t when = lt_setting("LIBTRACE_SAMPLER_START");
+	if (when == START_NOW ||
+	    (when == START_AUTO && (lt_setting_given("LIBTRACE_SAMPLE_PERIOD") ||
+				    lt_setting_given("LIBTRACE_SAMPLERS"))))
 		sampler_threaded();
 }
 

@@ -35,6 +35,9 @@ out=$( (ulimit -n 5 && traced "$WORK/tiny.trace" bash -c "$tiny" _ "$WORK") 2>&1
 grep -q '^libtrace.*not tracing' <<<"$out" || fail "ulimit -n 5: tracing went off without a word: $out"
 # and leaves nothing behind: before, an empty process directory (and the trace directory).
 [ ! -e "$WORK/tiny.trace" ] || fail "ulimit -n 5: left behind: $(find "$WORK/tiny.trace")"
+# Giving up touches none of the program's descriptors: its standard input still reads.
+out=$(echo hello | (ulimit -n 5 && traced "$WORK/tiny2.trace" bash -c 'read -r x && echo "read $x"') 2>&1)
+[ "$(grep -v '^libtrace' <<<"$out")" = "read hello" ] || fail "ulimit -n 5: standard input lost: $out"
 
 # ulimit -S -n 200: traced, and the tracer's files sit above what the program is given: it
 # opens as many as untraced.

@@ -248,6 +248,17 @@ grep -q '^sampler_off all not\\x20started:' "$T"/*/meta ||
 "$CONVERT" "$T" -o "$WORK/single.otf2" 2>"$WORK/single.err" || fail "trace2otf2 (single)"
 grep -q 'sampler all: not started: the process stayed single-threaded' "$WORK/single.err" ||
 	fail "trace2otf2 does not say why there are no samples: $(cat "$WORK/single.err")"
+# Samples asked for (LIBTRACE_SAMPLE_PERIOD set, LIBTRACE_SAMPLER_START left at auto) are
+# taken in a single-threaded process too: before, it had none, and only a note said why.
+T=$WORK/asked.trace
+LIBTRACE_SAMPLE_PERIOD=10ms traced "$T" sleep 0.2 || fail "sleep, a sample period set"
+grep -q '^sampler [0-9]' "$T"/*/meta || fail "LIBTRACE_SAMPLE_PERIOD=10ms started no sampler"
+"$DUMP" --sampler "$T" | grep -q 'METRIC "Resident set size"' ||
+	fail "LIBTRACE_SAMPLE_PERIOD=10ms: no memory samples of a single-threaded sleep"
+T=$WORK/asked2.trace
+LIBTRACE_SAMPLERS=memory traced "$T" sleep 0.2 || fail "sleep, samplers set"
+"$DUMP" --sampler "$T" | grep -q 'METRIC "Resident set size"' ||
+	fail "LIBTRACE_SAMPLERS=memory: no memory samples of a single-threaded sleep"
 # LIBTRACE_SAMPLER_START=now samples it all the same.
 T=$WORK/now.trace
 LIBTRACE_SAMPLER_START=now traced "$T" sleep 0.2 || fail "sleep, sampler started now"
