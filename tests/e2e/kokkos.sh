@@ -66,7 +66,7 @@ for mode in clean leak; do
 		--alloc x=$B:1 --alloc y=$B:1 --alloc y_host=$B:1 --alloc grid=800:1 \
 		--freed x=1 --freed y=1 --freed y_host=1 --freed grid=1 \
 		--alloc Kokkos::Serial::scratch_mem=11264:1 --freed Kokkos::Serial::scratch_mem=0 \
-		--copy y:y_host=$B:1 --role "Kokkos::deep_copy Host->Host=DATA_TRANSFER" \
+		--copy y:y_host=$B:1 --copy y_host:y_host=0:1 --role "Kokkos::deep_copy Host->Host=DATA_TRANSFER" \
 		--live Host=$live \
 		--property KOKKOS::CASE=kokkos_app --property KOKKOS::KOKKOS_VERSION=3.4.1
 	# No GPU runtime in the process: Kokkos's fences around the callbacks are turned off.

@@ -192,9 +192,10 @@ int main(int argc, char **argv)
 	begin_fence("Kokkos::deep_copy: post copy fence", 0x01ffffffu, &f);
 	end_fence(f);
 	struct space host = {"Host"};
-	static char buf[4096 + 128];
+	static char buf[4096 + 128], wbuf[4096]; /* "w": memory of its own (a copy onto
+						  * itself would move nothing) */
 	alloc(host, "v", buf, 4096);
-	begin_copy(host, "w", buf + 128, host, "v", buf + 128, 4096);
+	begin_copy(host, "w", wbuf, host, "v", buf + 128, 4096);
 	end_copy();
 	dealloc(host, "v", buf, 4096);
 	dv_sync("dv", buf, true);

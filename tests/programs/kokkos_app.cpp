@@ -25,11 +25,15 @@
 #include <cstdlib>
 #include <cstring>
 
-struct MyTag {};
+struct MyTag {
+};
 
 struct Functor {
 	Kokkos::View<double *> v;
-	KOKKOS_INLINE_FUNCTION void operator()(MyTag, const int i) const { v(i) += 0.5; }
+	KOKKOS_INLINE_FUNCTION void operator()(MyTag, const int i) const
+	{
+		v(i) += 0.5;
+	}
 };
 
 int main(int argc, char **argv)
@@ -84,6 +88,9 @@ int main(int argc, char **argv)
 		Kokkos::parallel_for(
 		    "1D", n, KOKKOS_LAMBDA(int i) { y(i) -= 0.0; }); /* a label, not a type */
 		Kokkos::deep_copy(y_host, y);
+		/* A host mirror of a host view is the view itself: a copy that moves nothing. */
+		auto same = Kokkos::create_mirror_view(y_host);
+		Kokkos::deep_copy(same, y_host);
 		uint32_t io;
 		Kokkos::Profiling::createProfileSection("io", &io);
 		double check = 0.0;
@@ -96,7 +103,8 @@ int main(int argc, char **argv)
 		Kokkos::Profiling::destroyProfileSection(io);
 		long cells = 0;
 		Kokkos::parallel_reduce(
-		    "sum grid", 10, KOKKOS_LAMBDA(int i, long &acc) {
+		    "sum grid", 10,
+		    KOKKOS_LAMBDA(int i, long &acc) {
 			    for (int j = 0; j < 20; j++)
 				    acc += grid(i, j);
 		    },

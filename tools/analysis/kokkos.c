@@ -384,8 +384,15 @@ void cv_kokkos_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uin
 		uint32_t reg = kokkos_region(cv, LT_KOKKOS_deep_copy, name, NULL);
 		if (cv_push(cv, t, reg, FN_KOKKOS(LT_KOKKOS_deep_copy), 0, 0))
 			break;
+		/* A copy of memory onto itself (deep_copy of a host mirror that is the view
+		 * itself) moves nothing: 0 bytes, not the view's size at a bandwidth of nothing. */
+		uint64_t bytes = pl[LT_W_KOKKOS_COPY_BYTES];
+		if (pl[LT_W_KOKKOS_COPY_DST] == pl[LT_W_KOKKOS_COPY_SRC] &&
+		    (uint32_t)(pl[LT_W_KOKKOS_COPY_SPACES] >> 32) ==
+			(uint32_t)pl[LT_W_KOKKOS_COPY_SPACES])
+			bytes = 0;
 		struct cv_attr a[] = {
-		    {CV_ATTR_KOKKOS_BYTES, pl[LT_W_KOKKOS_COPY_BYTES]},
+		    {CV_ATTR_KOKKOS_BYTES, bytes},
 		    {CV_ATTR_KOKKOS_SRC,
 		     cv_string(cv, cv_pstring(ps, (uint32_t)pl[LT_W_KOKKOS_COPY_LABELS]))},
 		    {CV_ATTR_KOKKOS_DST,
