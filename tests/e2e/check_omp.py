@@ -14,7 +14,10 @@ A "team location" is a location with at least one ThreadTeamBegin.
 Structure (always):
   - per location, ThreadFork and ThreadJoin pair up (a join closes the latest fork), and
     ThreadTeamBegin and ThreadTeamEnd pair up with the same team, none left open; a location
-    begins only teams whose communicator's group holds it, never one it is in already;
+    begins only teams whose communicator's group holds it, never one it is in already; a
+    team's group lists its threads in the order of their OpenMP thread numbers, the master
+    (the location whose ThreadFork is open when it begins the team) first, and a
+    ThreadTaskCreate's creating thread is the creating location's rank in the group;
   - every Enter of a PARALLEL region (named '!$omp parallel...') lies inside a team on its
     location, every ThreadTeamBegin is followed by the Enter of one, and there are as many
     PARALLEL Enters as ThreadTeamBegins;
@@ -232,6 +235,16 @@ def main(argv):
     with otf2.reader.open(anchor) as tr:
         for loc, ev in tr.events:
             kind = type(ev).__name__
+            if kind == "ThreadTaskCreate":
+                # The creating thread is a rank in the team's group: this location's.
+                members = list(ev.thread_team.group.members)
+                if ev.creating_thread >= len(members) or members[ev.creating_thread] != loc:
+                    errors.append("%s: ThreadTaskCreate at %d names creating thread %d of team "
+                                  "%r, which is %s" % (
+                                      loc.name, ev.time, ev.creating_thread,
+                                      ev.thread_team.name,
+                                      members[ev.creating_thread].name
+                                      if ev.creating_thread < len(members) else "no member"))
             if tstacks.event(loc, kind, ev):
                 continue
             if kind in ("CallingContextEnter", "CallingContextLeave"):  # stack samples on
@@ -335,6 +348,12 @@ def main(argv):
                 want_parallel[loc] = ev.time
                 members = list(team.group.members)
                 team_sizes[len(members)] += 1
+                # Members in the order of their OpenMP thread numbers: the master, which
+                # forked the team (its fork still open), is rank 0.
+                if forks[loc] and members and members[0] != loc:
+                    errors.append("%s: master of team %r at %d, but its group begins with %s "
+                                  "(members in thread-number order, the master first)" % (
+                                      loc.name, team.name, ev.time, members[0].name))
                 if loc not in members:
                     errors.append("%s: ThreadTeamBegin of team %r at %d, not one of its "
                                   "members" % (loc.name, team.name, ev.time))

@@ -174,9 +174,10 @@ enum cv_task_event { CV_TASK_CREATE, CV_TASK_SWITCH, CV_TASK_COMPLETE };
 
 struct cv_team {
 	uint32_t process, forker, size;
-	uint32_t *members; /* indices into cv.locs */
+	uint32_t *members; /* indices into cv.locs, in the order of their OpenMP thread numbers */
 	uint32_t nmembers, cap;
-	uint32_t comm; /* its communicator's number among the teams' and MPI's (cv.ncomm_refs) */
+	uint32_t comm;	/* its communicator's number among the teams' and MPI's (cv.ncomm_refs) */
+	uint32_t *nums; /* each member's thread number (NULL in a unified copy: not needed) */
 };
 
 enum cv_loc_kind {

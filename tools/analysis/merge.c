@@ -539,8 +539,10 @@ void cv_free(struct cv *cv)
 	}
 	free(cv->procs);
 	free(cv->locs);
-	for (uint32_t i = 0; i < cv->nteams; i++)
+	for (uint32_t i = 0; i < cv->nteams; i++) {
 		free(cv->teams[i].members);
+		free(cv->teams[i].nums);
+	}
 	free(cv->teams);
 	cv_strmap_free(cv->team_map);
 	free(cv->leaks);

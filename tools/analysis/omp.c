@@ -83,9 +83,11 @@ static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c
 }
 
 /* The team thread `forker` of process `process` forks at nesting level `level` with `size`
- * threads; loc joins it. */
+ * threads; loc joins it as thread number `num`.  Members are kept in the order of their
+ * numbers, as Score-P lists a team (the master first): a rank in the team's group is the
+ * thread's number, whatever order the threads arrived in. */
 static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32_t level,
-			uint32_t size, uint32_t loc)
+			uint32_t size, uint32_t loc, uint32_t num)
 {
 	char key[80];
 	snprintf(key, sizeof(key), "%u:%u:%u:%u", process, forker, level, size);
@@ -103,19 +105,31 @@ static uint32_t team_of(struct cv *cv, uint32_t process, uint32_t forker, uint32
 			cv->teams = a;
 		}
 		cv->teams[cv->nteams++] =
-		    (struct cv_team){process, forker, size, NULL, 0, 0, cv->ncomm_refs++};
+		    (struct cv_team){process, forker, size, NULL, 0, 0, cv->ncomm_refs++, NULL};
 	}
 	struct cv_team *tm = &cv->teams[*v];
 	for (uint32_t i = 0; i < tm->nmembers; i++)
 		if (tm->members[i] == loc)
 			return *v;
 	if (tm->nmembers == tm->cap) {
-		uint32_t *a = cv_grow(tm->members, &tm->cap, sizeof(*a));
-		if (!a)
+		uint32_t cap = tm->cap;
+		uint32_t *a = cv_grow(tm->members, &cap, sizeof(*a));
+		if (a)
+			tm->members = a;
+		uint32_t ncap = tm->cap;
+		uint32_t *b = a ? cv_grow(tm->nums, &ncap, sizeof(*b)) : NULL;
+		if (!b)
 			return *v;
-		tm->members = a;
+		tm->nums = b;
+		tm->cap = cap;
 	}
-	tm->members[tm->nmembers++] = loc;
+	uint32_t at = tm->nmembers++;
+	for (; at > 0 && tm->nums[at - 1] > num; at--) {
+		tm->members[at] = tm->members[at - 1];
+		tm->nums[at] = tm->nums[at - 1];
+	}
+	tm->members[at] = loc;
+	tm->nums[at] = num;
 	return *v;
 }
 
@@ -315,8 +329,8 @@ static int team_place(struct cv *cv, const struct cv_loc *l, const struct tstate
 		for (uint32_t k = 0; k < tm->nmembers; k++)
 			if (tm->members[k] == (uint32_t)(l - cv->locs)) {
 				*team = (uint32_t)t->stack[i].obj2;
-				*idx = k;
-				return *team < 1u << 20 && k < 1u << 12;
+				*idx = tm->nums ? tm->nums[k] : k; /* its rank: its thread number */
+				return *team < 1u << 20 && *idx < 1u << 12;
 			}
 		return 0;
 	}
@@ -482,7 +496,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		ompt = ps->p->ompt;
 		uint64_t *lv = cv_idmap_get(&ps->levels, p0, 0);
 		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), lv ? (uint32_t)*lv : 0,
-					(uint32_t)p1, (uint32_t)(l - cv->locs));
+					(uint32_t)p1, (uint32_t)(l - cv->locs), r->arg);
 		CV_EMIT(cv, team_begin, l, ns, team);
 		uint32_t reg = omp_region(cv, ps->p, LT_OMP_parallel, addr, ompt);
 		if (omp_enter(ps, l, t, ns, reg, LT_OMP_parallel, p0, team))

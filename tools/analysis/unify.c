@@ -248,8 +248,10 @@ static void img_free(struct img *m)
 	free(m->scls);
 	free(m->ctxs);
 	free(m->papis);
-	for (uint32_t i = 0; m->teams && i < m->nteams; i++)
+	for (uint32_t i = 0; m->teams && i < m->nteams; i++) {
 		free(m->teams[i].members);
+		free(m->teams[i].nums);
+	}
 	free(m->teams);
 	for (uint32_t i = 0; m->comms && i < m->ncomms; i++)
 		free(m->comms[i].ranks);
@@ -491,9 +493,10 @@ static int build(const struct cv *cv, struct img *im, int n, struct cv *g)
 						goto oom;
 					m->tmap[x] = g->nteams;
 					struct cv_team *gt = &g->teams[g->nteams++];
-					*gt = (struct cv_team){t->process,     t->forker, t->size,
-							       NULL,	       0,	  0,
-							       g->ncomm_refs++};
+					*gt = (struct cv_team){.process = t->process,
+							       .forker = t->forker,
+							       .size = t->size,
+							       .comm = g->ncomm_refs++};
 					if (t->nmembers &&
 					    !(gt->members = calloc(t->nmembers, sizeof(uint32_t))))
 						goto oom;
