@@ -11,8 +11,8 @@
  * program's first pthread_create, or the writer's start once the trace fills a chunk), so a
  * single-threaded process that records little stays single-threaded (ARMED until then;
  * LIBTRACE_SAMPLER_START=now starts it with the process, and so does the default, auto, when
- * LIBTRACE_SAMPLE_PERIOD or LIBTRACE_SAMPLERS asks for samples).  Its state word says whether it is at
- * work (BUSY: starting, sampling) or idle between two samples, or not begun yet (RUNNING); the
+ * LIBTRACE_SAMPLE_PERIOD or LIBTRACE_SAMPLERS asks for samples).  Its state word says whether it is
+ * at work (BUSY: starting, sampling) or idle between two samples, or not begun yet (RUNNING); the
  * end_stop hook takes an idle sampler over (TAKEN: the thread will touch nothing more, its end is
  * written by the exiting thread, nobody waits for it to be scheduled) and waits for a busy one a
  * bounded time (100 ms), so that exit is never blocked.  After fork the child starts a sampler of
@@ -467,8 +467,8 @@ static void sampler_start(int forked)
 	 * a process that stays single-threaded. */
 	uint64_t when = lt_setting("LIBTRACE_SAMPLER_START");
 	if (when == START_NOW ||
-	    (when == START_AUTO && (lt_setting_given("LIBTRACE_SAMPLE_PERIOD") ||
-				    lt_setting_given("LIBTRACE_SAMPLERS"))))
+	    (when == START_AUTO &&
+	     (lt_setting_given("LIBTRACE_SAMPLE_PERIOD") || lt_setting_given("LIBTRACE_SAMPLERS"))))
 		sampler_threaded();
 }
 

@@ -11,6 +11,9 @@ and deallocations carry KokkosLabel, KokkosBytes and KokkosAddress, each dealloc
 matches the live allocation of its address in label and size, or none (memory allocated
 before Kokkos loaded the tool: counted, not subtracted); every "Kokkos <space> memory"
 metric value equals the bytes then allocated in that space, of the allocations seen.
+Named as Score-P names Kokkos: the paradigm "KOKKOS", the source file "KOKKOS" of every
+Kokkos region, each Kokkos region in one region group of paradigm KOKKOS ("Kokkos
+parallel_for", "Kokkos profile regions", "Kokkos deep copy"...).
 
 Expectations (NAME is a region name; repeatable):
     --enters NAME=N         Enter events of region NAME (of any paradigm)
@@ -83,6 +86,24 @@ def main(argv):
     with otf2.reader.open(anchor) as tr:
         props = {n: _otf2.Reader_GetProperty(tr.handle, n)
                  for n in _otf2.Reader_GetPropertyNames(tr.handle)}
+        defs = tr.definitions
+        names = [p.name for p in defs.paradigms if p.paradigm == otf2.Paradigm.KOKKOS]
+        kregions = [r for r in defs.regions if r.paradigm == otf2.Paradigm.KOKKOS]
+        if kregions and names != ["KOKKOS"]:
+            errors.append("the Kokkos paradigm is named %r, not 'KOKKOS' (Score-P's)" % names)
+        in_groups = collections.Counter()
+        for g in defs.groups:
+            if g.group_type == otf2.GroupType.REGIONS:
+                if g.paradigm != otf2.Paradigm.KOKKOS or not g.name.startswith("Kokkos "):
+                    errors.append("region group %r of paradigm %s" % (g.name, g.paradigm))
+                in_groups.update(r.name for r in g.members)
+        for r in kregions:
+            f = r.source_file
+            if f != "KOKKOS":
+                errors.append("Kokkos region %r: source file %r, not 'KOKKOS'" % (r.name, f))
+            if in_groups[r.name] != 1:
+                errors.append("Kokkos region %r in %d region groups, not 1" % (
+                    r.name, in_groups[r.name]))
         for loc, ev in tr.events:
             kind = type(ev).__name__
             if kind == "Enter":

@@ -235,6 +235,45 @@ static void write_mpi_groups(struct cv *cv, OTF2_GlobalDefWriter *g, const uint3
  * CUDA over every location (in cv.locs order: ranks are location indices), then per RMA
  * window the COMM_GROUP of its members.  Nothing without GPU streams.
  */
+/* Score-P's region groups of Kokkos (parallel_for, parallel_reduce, parallel_scan, profile
+ * regions and sections, deep copies), and fences, by the kind each region is of (its
+ * description); then the allocations and deallocations, which have no kind. */
+static const char *const kokkos_group_names[LT_KOKKOS_MAX + 1] = {
+    [LT_KOKKOS_parallel_for] = "Kokkos parallel_for",
+    [LT_KOKKOS_parallel_reduce] = "Kokkos parallel_reduce",
+    [LT_KOKKOS_parallel_scan] = "Kokkos parallel_scan",
+    [LT_KOKKOS_fence] = "Kokkos fences",
+    [LT_KOKKOS_region] = "Kokkos profile regions",
+    [LT_KOKKOS_section] = "Kokkos profile sections",
+    [LT_KOKKOS_deep_copy] = "Kokkos deep copy",
+    [LT_KOKKOS_MAX] = "Kokkos memory", /* allocations and deallocations */
+};
+
+/* The Kokkos region groups that have members, numbered from `base` (after every other). */
+static void write_kokkos_groups(struct cv *cv, OTF2_GlobalDefWriter *g, const uint32_t *s_group,
+				const uint32_t *desc, OTF2_GroupRef base)
+{
+	uint64_t *members = malloc((cv->nregions ? cv->nregions : 1) * sizeof(*members));
+	if (!members) {
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "Group");
+		return;
+	}
+	for (unsigned k = 0; k <= LT_KOKKOS_MAX; k++) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < cv->nregions; i++)
+			if (cv->regions[i].paradigm == CV_PARADIGM_KOKKOS &&
+			    cv->regions[i].desc == desc[k])
+				members[n++] = i;
+		if (n)
+			otf2_check(cv,
+				   OTF2_GlobalDefWriter_WriteGroup(
+				       g, base++, s_group[k], OTF2_GROUP_TYPE_REGIONS,
+				       OTF2_PARADIGM_KOKKOS, OTF2_GROUP_FLAG_NONE, n, members),
+				   "Group");
+	}
+	free(members);
+}
+
 static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_cuda,
 			     uint32_t s_empty, OTF2_GroupRef base)
 {
@@ -384,7 +423,7 @@ void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		 s_cpu = cv_string(cv, "libtrace:cpu_time"),
 		 s_cpu_d = cv_string(cv, "the thread's CPU time (ns) a stack sample stands for: "
 					 "the interrupt generator's period, or a multiple of it");
-	uint32_t s_attr[CV_ATTR_COUNT][2], s_kokkos = cv_string(cv, "Kokkos");
+	uint32_t s_attr[CV_ATTR_COUNT][2];
 	for (int i = 0; i < CV_ATTR_COUNT; i++) {
 		s_attr[i][0] = cv_string(cv, otf2_attrs[i].name);
 		s_attr[i][1] = cv_string(cv, otf2_attrs[i].desc);
@@ -394,6 +433,15 @@ void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 		kokkos |= cv->regions[i].paradigm == CV_PARADIGM_KOKKOS;
 		cuda |= cv->regions[i].paradigm == CV_PARADIGM_CUDA;
 		hip |= cv->regions[i].paradigm == CV_PARADIGM_HIP;
+	}
+	/* Kokkos as Score-P names it: the paradigm "KOKKOS", the source file "KOKKOS" of every
+	 * Kokkos region, and a region group per kind of them. */
+	uint32_t s_kokkos = kokkos ? cv_string(cv, "KOKKOS") : s_empty;
+	uint32_t s_kgroup[LT_KOKKOS_MAX + 1], kdesc[LT_KOKKOS_MAX + 1];
+	for (unsigned k = 0; k <= LT_KOKKOS_MAX; k++) {
+		s_kgroup[k] = kokkos ? cv_string(cv, kokkos_group_names[k]) : s_empty;
+		/* as kokkos.c describes them; the allocations and frees have none */
+		kdesc[k] = kokkos && k < LT_KOKKOS_MAX ? cv_string(cv, rd_kokkos_name(k)) + 1 : 0;
 	}
 	uint32_t s_cuda = cuda || cv->ngpu_wins ? cv_string(cv, "CUDA") : s_empty,
 		 s_hip = hip ? cv_string(cv, "HIP") : s_empty;
@@ -535,7 +583,10 @@ void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 			   OTF2_GlobalDefWriter_WriteRegion(
 			       g, i, r->name, r->canonical, r->desc ? r->desc - 1 : s_empty,
 			       role(r->role), otf2_paradigm(r->paradigm), OTF2_REGION_FLAG_NONE,
-			       str_ref(r->file), r->line, r->line),
+			       str_ref(r->paradigm == CV_PARADIGM_KOKKOS && r->file == CV_NO_STRING
+					   ? s_kokkos
+					   : r->file),
+			       r->line, r->line),
 			   "Region");
 	}
 	/* Group 0: every thread of every process; group 1 + p: process p's, as ranks in 0. */
@@ -594,6 +645,9 @@ void otf2_write_definitions(struct cv *cv, OTF2_GlobalDefWriter *g)
 	    (OTF2_GroupRef)(1 + cv->max_procs + (cv->nteams ? 1 + cv->nteams : 0) +
 			    (s_mpi ? 1 + cv->ncomms : 0));
 	write_gpu_groups(cv, g, s_cuda, s_empty, gpu_comm_groups);
+	if (kokkos)
+		write_kokkos_groups(cv, g, s_kgroup, kdesc,
+				    gpu_comm_groups + (cv->ngpu_wins ? 1 + cv->ngpu_wins : 0));
 	for (size_t p = 0; p < cv->max_procs; p++)
 		otf2_check(cv,
 			   OTF2_GlobalDefWriter_WriteComm(
