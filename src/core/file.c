@@ -303,6 +303,22 @@ size_t lt_fd_list(int *fds, size_t max)
 	return n;
 }
 
+/* Waits, 2 s at most, for the uses of f that may have read its old number to end: not when
+ * one of them is this thread's own, interrupted by the signal handler we are in. */
+static void wait_for_users(struct lt_file *f)
+{
+	if (using_file)
+		return;
+	struct timespec start, now;
+	lt_clock_gettime(CLOCK_MONOTONIC, &start);
+	while (__atomic_load_n(&f->users, __ATOMIC_SEQ_CST) > 0) {
+		sched_yield();
+		lt_clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > 2)
+			break; /* a use stuck in I/O for seconds: the program goes first */
+	}
+}
+
 void lt_file_vacate(int fd)
 {
 	/* A module's hidden source is simply given up: the module finds its number taken (it
@@ -318,19 +334,56 @@ void lt_file_vacate(int fd)
 		lt_fd_hide(moved);
 		__atomic_store_n(&f->fd, moved >= 0 ? moved : -1, __ATOMIC_SEQ_CST);
 		/* A use that read the old number may still be in its write: let it finish before
-		 * the program's file takes the number.  Not when that use is this thread's own,
-		 * interrupted by the signal handler we are in (it would never finish). */
-		if (using_file)
-			continue;
-		struct timespec start, now;
-		lt_clock_gettime(CLOCK_MONOTONIC, &start);
-		while (__atomic_load_n(&f->users, __ATOMIC_SEQ_CST) > 0) {
-			sched_yield();
-			lt_clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - start.tv_sec > 2)
-				break; /* a use stuck in I/O for seconds: the program goes first */
-		}
+		 * the program's file takes the number. */
+		wait_for_users(f);
 	}
+}
+
+int lt_file_lift(void)
+{
+	int saved = errno, moved = 0;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= rl.rlim_cur))
+		goto out;
+	struct rlimit raised = {rl.rlim_cur + 2 * MAX_FILES, rl.rlim_max};
+	if (rl.rlim_max != RLIM_INFINITY && raised.rlim_cur > rl.rlim_max)
+		raised.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &raised) != 0)
+		goto out;
+	for (int i = 0; i < MAX_FILES; i++) {
+		struct lt_file *f = __atomic_load_n(&files[i], __ATOMIC_ACQUIRE);
+		int fd = f ? __atomic_load_n(&f->fd, __ATOMIC_ACQUIRE) : -1;
+		if (fd < 0 || (rlim_t)fd >= rl.rlim_cur)
+			continue;
+		int high = sys_dupfd(fd, (int)rl.rlim_cur);
+		if (high < 0)
+			continue;
+		lt_fd_hide(high);
+		int expected = fd;
+		if (!__atomic_compare_exchange_n(&f->fd, &expected, high, 0, __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST)) {
+			lt_fd_unhide(high); /* moved meanwhile (a dup2 onto it) */
+			sys_close(high);
+			continue;
+		}
+		wait_for_users(f);
+		lt_fd_unhide(fd);
+		sys_close(fd);
+		moved++;
+	}
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (moved) {
+		static int said;
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			lt_info(
+			    "the program used up its descriptors: the tracer's files moved above "
+			    "the soft limit (ulimit -n %llu)",
+			    (unsigned long long)rl.rlim_cur);
+	}
+out:
+	errno = saved;
+	return moved > 0;
 }
 
 void lt_file_vacated_unused(int fd)

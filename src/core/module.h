@@ -227,6 +227,11 @@ LT_HIDDEN size_t lt_fd_list(int *fds, size_t max);
  * closes it with lt_file_vacated_unused. */
 LT_HIDDEN void lt_file_vacate(int fd);
 LT_HIDDEN void lt_file_vacated_unused(int fd);
+/* The program ran out of descriptor numbers (EMFILE) while the tracer's files sit under the
+ * soft limit (from LT_FD_BASE, where that limit is over 4096): they move above it, the hard
+ * limit allowing.  1 when one moved (the program's call may be made again), else 0; errno
+ * is kept. */
+LT_HIDDEN int lt_file_lift(void);
 
 /* thread.c: the registry's public side (thread wrappers, helper threads). */
 LT_HIDDEN struct lt_thread *lt_thread_register(uint32_t index, uint32_t parent, uintptr_t start);

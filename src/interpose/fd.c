@@ -8,7 +8,10 @@
  *   dup2, dup3 onto one of them: the tracer's file moves to another number first, then the
  *                                program's call runs (bash: `exec 100>file`);
  *   dup2, dup3 from one of them: -1/EBADF;
- *   close_range, closefrom:      close the program's numbers around the tracer's.
+ *   close_range, closefrom:      close the program's numbers around the tracer's;
+ *   open, socket, accept, pipe... (the calls that make a descriptor) failing with EMFILE
+ *                                while the tracer's files sit under the soft limit: they
+ *                                move above it, and the call is made again.
  * Calls on any other descriptor go straight through, after a look at a handful of numbers.
  * In the child of vfork, which shares our memory but has a descriptor table of its own,
  * everything goes straight through: the tracer's state there is the parent's.
@@ -17,8 +20,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "../core/module.h"
@@ -196,3 +208,111 @@ LT_EXPORT void closefrom(int lowfd)
 
 /* Always on: the tracer's descriptors stay hidden whatever LIBTRACE_MODULES says. */
 LT_MODULE(fd) = {.name = "fd", .order = 25};
+
+/*
+ * The calls that make a descriptor.  Where the soft descriptor limit is over 4096 the
+ * tracer's files sit from LT_FD_BASE on, under it (numbers above a limit of a million would
+ * cost every process a descriptor table of megabytes): a program that opens until EMFILE
+ * would get 3 fewer.  So when one of these fails with EMFILE, the files move above the
+ * limit (the program's table spans it by then anyway) and the call is made again.  The C
+ * library's streams and directories (fopen, opendir, tmpfile) open through calls of its
+ * own, so they are wrapped too; what else opens inside the C library (popen, a resolver's
+ * socket) gets the numbers once any of these has run out.
+ */
+static int out_of_numbers(int ret)
+{
+	return ret < 0 && errno == EMFILE && lt_is_traced_process() && lt_file_lift();
+}
+
+#define MAKES_FD(name, params, args)            \
+	static __typeof__(&name) real_##name;   \
+	LT_EXPORT int name params               \
+	{                                       \
+		LT_RESOLVE(name, NULL);         \
+		int ret = real_##name args;     \
+		if (out_of_numbers(ret))        \
+			ret = real_##name args; \
+		return ret;                     \
+	}
+
+MAKES_FD(socket, (int domain, int type, int protocol), (domain, type, protocol))
+MAKES_FD(socketpair, (int domain, int type, int protocol, int sv[2]), (domain, type, protocol, sv))
+MAKES_FD(accept, (int fd, struct sockaddr *restrict addr, socklen_t *restrict len), (fd, addr, len))
+MAKES_FD(accept4, (int fd, struct sockaddr *restrict addr, socklen_t *restrict len, int flags),
+	 (fd, addr, len, flags))
+MAKES_FD(pipe, (int fds[2]), (fds))
+MAKES_FD(pipe2, (int fds[2], int flags), (fds, flags))
+MAKES_FD(eventfd, (unsigned int count, int flags), (count, flags))
+MAKES_FD(epoll_create, (int size), (size))
+MAKES_FD(epoll_create1, (int flags), (flags))
+MAKES_FD(timerfd_create, (int clock, int flags), (clock, flags))
+MAKES_FD(signalfd, (int fd, const sigset_t *mask, int flags), (fd, mask, flags))
+MAKES_FD(inotify_init, (void), ())
+MAKES_FD(inotify_init1, (int flags), (flags))
+MAKES_FD(memfd_create, (const char *name, unsigned int flags), (name, flags))
+MAKES_FD(creat, (const char *path, mode_t mode), (path, mode))
+MAKES_FD(creat64, (const char *path, mode_t mode), (path, mode))
+
+/* open and openat take a mode only with O_CREAT or O_TMPFILE, as glibc reads it. */
+#define OPEN_MODE(flags, mode)                                     \
+	mode_t mode = 0;                                           \
+	if ((flags)&O_CREAT || ((flags)&O_TMPFILE) == O_TMPFILE) { \
+		va_list ap;                                        \
+		va_start(ap, flags);                               \
+		mode = va_arg(ap, mode_t);                         \
+		va_end(ap);                                        \
+	}
+
+#define MAKES_FD_OPEN(name)                                   \
+	static int (*real_##name)(const char *, int, ...);    \
+	LT_EXPORT int name(const char *path, int flags, ...)  \
+	{                                                     \
+		OPEN_MODE(flags, mode);                       \
+		LT_RESOLVE(name, NULL);                       \
+		int ret = real_##name(path, flags, mode);     \
+		if (out_of_numbers(ret))                      \
+			ret = real_##name(path, flags, mode); \
+		return ret;                                   \
+	}
+#define MAKES_FD_OPENAT(name)                                         \
+	static int (*real_##name)(int, const char *, int, ...);       \
+	LT_EXPORT int name(int dir, const char *path, int flags, ...) \
+	{                                                             \
+		OPEN_MODE(flags, mode);                               \
+		LT_RESOLVE(name, NULL);                               \
+		int ret = real_##name(dir, path, flags, mode);        \
+		if (out_of_numbers(ret))                              \
+			ret = real_##name(dir, path, flags, mode);    \
+		return ret;                                           \
+	}
+MAKES_FD_OPEN(open)
+MAKES_FD_OPEN(open64)
+MAKES_FD_OPENAT(openat)
+MAKES_FD_OPENAT(openat64)
+/* _FORTIFY_SOURCE's checked opens (no mode: they refuse O_CREAT without one), which its
+ * headers alone declare. */
+extern int __open_2(const char *path, int flags);
+extern int __open64_2(const char *path, int flags);
+extern int __openat_2(int dir, const char *path, int flags);
+extern int __openat64_2(int dir, const char *path, int flags);
+MAKES_FD(__open_2, (const char *path, int flags), (path, flags))
+MAKES_FD(__open64_2, (const char *path, int flags), (path, flags))
+MAKES_FD(__openat_2, (int dir, const char *path, int flags), (dir, path, flags))
+MAKES_FD(__openat64_2, (int dir, const char *path, int flags), (dir, path, flags))
+
+/* The same for the calls that return a stream or a directory (NULL and EMFILE: out). */
+#define MAKES_FD_PTR(type, name, params, args)  \
+	static __typeof__(&name) real_##name;   \
+	LT_EXPORT type *name params             \
+	{                                       \
+		LT_RESOLVE(name, NULL);         \
+		type *ret = real_##name args;   \
+		if (!ret && out_of_numbers(-1)) \
+			ret = real_##name args; \
+		return ret;                     \
+	}
+MAKES_FD_PTR(FILE, fopen, (const char *restrict path, const char *restrict mode), (path, mode))
+MAKES_FD_PTR(FILE, fopen64, (const char *restrict path, const char *restrict mode), (path, mode))
+MAKES_FD_PTR(FILE, tmpfile, (void), ())
+MAKES_FD_PTR(FILE, tmpfile64, (void), ())
+MAKES_FD_PTR(DIR, opendir, (const char *path), (path))

@@ -39,6 +39,21 @@ grep -q '^libtrace.*not tracing' <<<"$out" || fail "ulimit -n 5: tracing went of
 out=$(echo hello | (ulimit -n 5 && traced "$WORK/tiny2.trace" bash -c 'read -r x && echo "read $x"') 2>&1)
 [ "$(grep -v '^libtrace' <<<"$out")" = "read hello" ] || fail "ulimit -n 5: standard input lost: $out"
 
+# A soft limit over 4096 (the tracer's files then sit from 100 on, under it): a program that
+# opens until EMFILE, in any of these ways, gets as many descriptors as untraced (the files
+# move above the limit when it runs out).  Before, 3 fewer (the tracer's 3 files).
+if [ "$(ulimit -H -n)" = unlimited ] || [ "$(ulimit -H -n)" -ge 8300 ]; then
+	for way in open openat socket accept pipe fopen opendir; do
+		plain=$( (ulimit -S -n 8192 && "$TESTBIN/fd_fill" $way) 2>&1)
+		out=$( (ulimit -S -n 8192 && traced "$WORK/fill.$way" "$TESTBIN/fd_fill" $way) 2>&1)
+		[ "$plain" = "$out" ] || fail "ulimit -S -n 8192, $way: untraced '$plain', traced '$out'"
+		$DUMP "$WORK/fill.$way" >/dev/null || fail "ulimit -S -n 8192, $way: the trace is damaged"
+	done
+	echo "ulimit -S -n 8192: open, openat, socket, accept, pipe, fopen, opendir as untraced ($plain)"
+else
+	echo "hard descriptor limit $(ulimit -H -n): the soft limit over 4096 is not tried"
+fi
+
 # ulimit -S -n 200: traced, and the tracer's files sit above what the program is given: it
 # opens as many as untraced.
 fill='n=0; for i in $(seq 3 199); do eval "exec $i>/dev/null" 2>/dev/null && n=$((n+1)); done; echo "opened $n"'
