@@ -98,8 +98,8 @@ echo "relative output after chdir: fork and exec in the same trace directory"
 mkdir -p "$WORK/base"
 traced "$WORK/base/t" "$TESTBIN/wander" "$WORK" "$WORK/go" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for i in $(seq 500); do
-	ls "$WORK"/base/t/*/meta >/dev/null 2>&1 && break
+for i in $(seq 500); do # events is the last of the files the start makes
+	ls "$WORK"/base/t/*/events >/dev/null 2>&1 && break
 	sleep 0.01
 done
 mv "$WORK/base" "$WORK/moved" && mkdir -p "$WORK/base/t" && touch "$WORK/go" || fail "swap"
