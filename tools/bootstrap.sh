@@ -102,7 +102,7 @@ fi
 # output).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBTRACE_WERROR=ON \
 	-DLIBTRACE_SANITIZE=address,undefined -DLIBTRACE_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure test_pack test_print \
+cmake --build build-asan -j"$jobs" --target test_config test_buffer test_secure test_pack test_print test_maps \
 	trace-dump fuzz_reader_replay trace2otf2 trace-report trace trace-annotate count_events exit_with
 (cd build-asan && ctest --output-on-failure -L unit)
 # The converter under ASan+UBSan on the damaged-input suite, on MPI traces (messages,
