@@ -166,20 +166,28 @@ void lt_fd_hide(int fd)
 	}
 }
 
-void lt_fd_unhide(int fd)
+/* Clears fd's mark: 1 when this call cleared it, 0 when it was not set (another thread's
+ * call took it first). */
+static int unhide(int fd)
 {
 	if (fd < 0)
-		return;
+		return 0;
 	if (fd < HIDE_BITS) {
-		__atomic_fetch_and(&hide_bits[fd / 64], ~(1ull << (fd % 64)), __ATOMIC_SEQ_CST);
-		return;
+		uint64_t bit = 1ull << (fd % 64);
+		return (__atomic_fetch_and(&hide_bits[fd / 64], ~bit, __ATOMIC_SEQ_CST) & bit) != 0;
 	}
 	for (int i = 0; i < HIDE_HIGH; i++) {
 		int mine = fd + 1;
 		if (__atomic_compare_exchange_n(&hide_high[i], &mine, 0, 0, __ATOMIC_SEQ_CST,
 						__ATOMIC_RELAXED))
-			return;
+			return 1;
 	}
+	return 0;
+}
+
+void lt_fd_unhide(int fd)
+{
+	unhide(fd);
 }
 
 int lt_fd_hidden(int fd)
@@ -332,7 +340,15 @@ void lt_file_vacate(int fd)
 		int moved = sys_dupfd(fd, LT_FD_BASE);
 		/* No number free: the next use reopens the file by its path. */
 		lt_fd_hide(moved);
-		__atomic_store_n(&f->fd, moved >= 0 ? moved : -1, __ATOMIC_SEQ_CST);
+		int expected = fd;
+		if (!__atomic_compare_exchange_n(&f->fd, &expected, moved >= 0 ? moved : -1, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			/* lt_file_lift moved it meanwhile: our copy is not needed */
+			lt_fd_unhide(moved);
+			if (moved >= 0)
+				sys_close(moved);
+			continue;
+		}
 		/* A use that read the old number may still be in its write: let it finish before
 		 * the program's file takes the number. */
 		wait_for_users(f);
@@ -341,7 +357,17 @@ void lt_file_vacate(int fd)
 
 int lt_file_lift(void)
 {
+	/* One at a time: two would raise the limit over each other and restore the raised
+	 * one.  Another thread's lift in progress is waited for (yields, bounded: a signal
+	 * handler may have interrupted it on this thread), then the caller tries again. */
+	static int lifting;
 	int saved = errno, moved = 0;
+	if (__atomic_exchange_n(&lifting, 1, __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < 10000 && __atomic_load_n(&lifting, __ATOMIC_ACQUIRE); i++)
+			sched_yield();
+		errno = saved;
+		return 1;
+	}
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
 	    (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= rl.rlim_cur))
@@ -368,8 +394,10 @@ int lt_file_lift(void)
 			continue;
 		}
 		wait_for_users(f);
-		lt_fd_unhide(fd);
-		sys_close(fd);
+		/* Closed by whoever clears its mark: a dup2 of the program onto it meanwhile
+		 * (lt_file_vacate) cleared it first, and that dup2 replaces our copy. */
+		if (unhide(fd))
+			sys_close(fd);
 		moved++;
 	}
 	setrlimit(RLIMIT_NOFILE, &rl);
@@ -382,6 +410,7 @@ int lt_file_lift(void)
 			    (unsigned long long)rl.rlim_cur);
 	}
 out:
+	__atomic_store_n(&lifting, 0, __ATOMIC_RELEASE);
 	errno = saved;
 	return moved > 0;
 }

@@ -576,13 +576,19 @@ void lt_vfork_begin(void)
 		 * again before it settled, the guards saved are still the ones to restore. */
 		return;
 	}
-	struct lt_thread *t = lt_self;
+	/* The thread-wide guard first: a signal handler from here on registers no thread (one
+	 * would find no lt_self below and keep its guard up for good).  The pid last: a handler
+	 * before it settles nothing.  One that comes after it and before the system call
+	 * lowers the guards early (nanoseconds; the child then records into this stream). */
 	vforking.tls_guard = lt_tls_guard;
-	vforking.guard = t ? t->guard : 0;
-	lt_vfork_pid = getpid();
 	lt_tls_guard++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct lt_thread *t = lt_self;
+	vforking.guard = t ? t->guard : 0;
 	if (t)
 		lt_guard_take(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lt_vfork_pid = getpid();
 }
 
 int lt_vfork_settle_slow(void)
@@ -632,6 +638,7 @@ static __thread struct {
 
 static void before_fork(void)
 {
+	lt_vfork_settle(); /* a vfork's guards, still up, must not pass into the child */
 	struct lt_thread *t = lt_self;
 	forking.index = t ? t->index : LT_NO_THREAD;
 	forking.in_wrapper = t && t->in_fork;

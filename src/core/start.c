@@ -22,6 +22,7 @@ static main_fn program_main;
  * starts nothing itself: not traced, or off, records nothing); false when nothing is. */
 static int main_record(unsigned begins)
 {
+	lt_vfork_settle(); /* main vforked and made no traced call since */
 	struct lt_thread *t = lt_self;
 	if (!t || t->guard)
 		return 0;

@@ -216,6 +216,7 @@ static __thread int sealed LT_TLS; /* lt_tls_guard's value before lt_thread_seal
 
 void lt_thread_seal(void)
 {
+	lt_vfork_settle(); /* now: strict mode would kill its getpid */
 	struct lt_thread *t = lt_self;
 	sealed = lt_tls_guard + 1;
 	if (t && !t->guard) {
@@ -316,10 +317,13 @@ static int map_room(void)
 	for (unsigned i = 0; i < map_size; i++)
 		if (map[i].used)
 			*map_slot(m, size, map[i].handle) = map[i];
-	if (map)
-		munmap(map, map_size * sizeof(*map));
+	/* Published before the old one goes: a fork meanwhile gives the child a whole table. */
+	struct map_entry *old = map;
+	unsigned old_size = map_size;
 	map = m;
 	map_size = size;
+	if (old)
+		munmap(old, old_size * sizeof(*old));
 	return 1;
 }
 

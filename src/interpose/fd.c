@@ -60,12 +60,17 @@ LT_EXPORT int close(int fd)
 
 static __typeof__(&dup) real_dup;
 
+static int out_of_numbers(int ret);
+
 LT_EXPORT int dup(int fd)
 {
 	LT_RESOLVE(dup, NULL);
 	if (hidden(fd))
 		return ebadf();
-	return real_dup(fd);
+	int ret = real_dup(fd);
+	if (out_of_numbers(ret)) /* see MAKES_FD below */
+		ret = real_dup(fd);
+	return ret;
 }
 
 static int (*real_fcntl)(int, int, ...);

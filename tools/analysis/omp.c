@@ -329,8 +329,8 @@ static int team_place(struct cv *cv, const struct cv_loc *l, const struct tstate
 		for (uint32_t k = 0; k < tm->nmembers; k++)
 			if (tm->members[k] == (uint32_t)(l - cv->locs)) {
 				*team = (uint32_t)t->stack[i].obj2;
-				*idx = tm->nums ? tm->nums[k] : k; /* its rank: its thread number */
-				return *team < 1u << 20 && *idx < 1u << 12;
+				*idx = k; /* its rank: members are in thread-number order */
+				return *team < 1u << 20 && k < 1u << 12;
 			}
 		return 0;
 	}
