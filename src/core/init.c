@@ -729,11 +729,13 @@ void lt_before_exec(void)
 {
 	if (getpid() != traced_pid)
 		return; /* a vfork child shares our memory: leave the parent's state alone */
+	uint64_t ending = lt_now();
 	lt_modules_before_exec();
 	lt_buffer_flush_all(1);
 	lt_thread_counts_flush();
 	lt_thread_dropped_flush();
 	lt_meta_sync();
+	lt_meta_line(LT_META_ENDING " %llu", (unsigned long long)ending);
 	lt_meta_line(LT_META_EXEC " %llu", (unsigned long long)lt_now());
 }
 
@@ -769,7 +771,8 @@ void lt_process_end(const char *how)
 {
 	if (__atomic_load_n(&lt_state, __ATOMIC_ACQUIRE) != LT_STATE_ON || getpid() != traced_pid)
 		return;
-	lt_vfork_settle(); /* a vfork's child is gone: the guards it left up come down */
+	uint64_t ending = lt_now(); /* the program's time ends here; the tracer's follows */
+	lt_vfork_settle();	    /* a vfork's child is gone: the guards it left up come down */
 	/* From a signal handler that interrupted the tracer on this thread, copying could
 	 * deadlock on the tracer's own lock: the ring file holds everything anyway. */
 	int reentered = lt_tls_guard || (lt_self && lt_self->guard);
@@ -788,6 +791,7 @@ void lt_process_end(const char *how)
 	lt_buffer_unseen_flush();
 	lt_meta_sync();
 	lt_meta_line(LT_META_WRITER_CPU " %llu", (unsigned long long)lt_writer_cpu_ns());
+	lt_meta_line(LT_META_ENDING " %llu", (unsigned long long)ending);
 	lt_meta_line(LT_META_END " %llu %s", (unsigned long long)lt_now(), how);
 	if (!reentered)
 		lt_meta_hold(0);

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #define LT_FORMAT_MAJOR	       2
-#define LT_FORMAT_MINOR	       1
+#define LT_FORMAT_MINOR	       2
 #define LT_FORMAT_MAJOR_OLDEST 1 /* the oldest major version the tools still read */
 
 #define LT_META_FILE   "meta"
@@ -708,6 +708,10 @@ enum lt_omp_dep {
  *                                to it by ID; written before the first record that does
  *   lost THREAD CAUSE COUNT      events of a thread that had no ring (enum lt_lost_cause)
  *   chunks THREAD N              the thread ended after writing chunks 0 .. N-1 (1.6)
+ *   ending TICKS                 the tracer began its own end here (2.2): what follows
+ *                                until "end" (its modules' end, the last copies, the trim)
+ *                                is the tracer's time, not the program's; written just
+ *                                before "end" and "exec"
  *   end TICKS REASON             the process ended normally; absent after a crash
  *   openmp ompt|gomp             how OpenMP is recorded (1.1): through OMPT, whose code
  *                                addresses are call sites, or libgomp's entry points
@@ -783,6 +787,7 @@ enum lt_omp_dep {
 #define LT_META_LOST	       "lost"
 #define LT_META_CHUNKS	       "chunks"
 #define LT_META_END	       "end"
+#define LT_META_ENDING	       "ending"
 #define LT_META_OPENMP	       "openmp"
 #define LT_META_KOKKOS	       "kokkos"
 #define LT_META_KOKKOS_META    "kokkos_meta"

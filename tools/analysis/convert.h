@@ -315,6 +315,10 @@ struct cv_ops {
 	void (*program_begin)(struct cv *cv, struct cv_loc *l, uint64_t t,
 			      const struct rd_process *p);
 	void (*program_end)(struct cv *cv, struct cv_loc *l, uint64_t t);
+	/* The tracer's own end, on the program's thread after its program_end: from when the
+	 * tracer began ending the trace to the process's end (its modules' end, the last
+	 * copies): not the program's time.  NULL: the thread's life ends at `begin`. */
+	void (*tracer_end)(struct cv *cv, struct cv_loc *l, uint64_t begin, uint64_t end);
 	/* MPI.  comm: index into cv.comms; peer: a rank of it
 	 * (LT_MPI_NO_RANK: unknown); kind: enum lt_mpi_p2p (format.h); request: the
 	 * process's id of a non-blocking request.  A collective: begin right after the Enter

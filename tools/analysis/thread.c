@@ -218,13 +218,19 @@ void cv_thread_done(struct pstate *ps, struct tstate *t)
 	struct cv *cv = ps->cv;
 	if (t->loc != SIZE_MAX) {
 		struct cv_loc *l = &cv->locs[t->loc];
-		uint64_t ns = t->last_ns;
+		uint64_t ns = t->last_ns, end_ns = 0;
 		dropped_markers(ps, t, l, ns);
 		/* The main thread ends with the process, and so does a thread still alive when
 		 * the process ended normally (a pool thread waiting until exit): what it left
-		 * open lasted until then, not until its last record. */
-		if (ps->p->ended && (t->program || (!t->ended && !t->cur.truncated)))
-			ns = cv_to_ns(ps, t, ps->p->end_ticks);
+		 * open lasted until then, not until its last record.  "Then" is when the tracer
+		 * began its own end: what follows is the tracer's time, not the program's. */
+		if (ps->p->ended && (t->program || (!t->ended && !t->cur.truncated))) {
+			/* (cv_to_ns never goes back on a location: the earlier stamp first) */
+			uint64_t ending =
+			    ps->p->ending_ticks ? cv_to_ns(ps, t, ps->p->ending_ticks) : 0;
+			end_ns = cv_to_ns(ps, t, ps->p->end_ticks);
+			ns = ending && ending < end_ns ? ending : end_ns;
+		}
 		if (t->cur.truncated) {
 			cv->stats.truncated++;
 			CV_EMIT(cv, marker, l, ns, CV_MARK_TRUNCATED,
@@ -247,8 +253,11 @@ void cv_thread_done(struct pstate *ps, struct tstate *t)
 			cv_unwind(cv, l, t, ns, 0, CLOSE_CUT);
 			if (t->began)
 				CV_EMIT(cv, thread_end, l, ns, t->index);
-			if (t->program)
+			if (t->program) {
 				CV_EMIT(cv, program_end, l, ns);
+				if (end_ns > ns)
+					CV_EMIT(cv, tracer_end, l, ns, end_ns);
+			}
 			t->ended = 1;
 		}
 		cv_core_span_end(ps, t, ns);

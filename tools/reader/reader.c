@@ -502,6 +502,8 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 			p->started_paused = atoi(val) != 0;
 		} else if (!strcmp(line, LT_META_WRITER_CPU)) {
 			p->writer_cpu_ns = (int64_t)(strtoull(val, NULL, 10) & INT64_MAX);
+		} else if (!strcmp(line, LT_META_ENDING)) {
+			p->ending_ticks = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_END) || !strcmp(line, LT_META_EXEC)) {
 			p->ended = 1;
 			p->end_ticks = strtoull(val, NULL, 10);

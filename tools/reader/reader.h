@@ -88,6 +88,7 @@ struct rd_process {
 	int main_recorded;	   /* "main 1": MAIN records say when main began and returned */
 	uint64_t stack_period;	   /* "stack_sampling": ns of CPU time between stack samples */
 	uint64_t end_ticks;	   /* and when */
+	uint64_t ending_ticks;	   /* "ending": when the tracer's own end began (0: unknown) */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */
 	uint64_t kokkos_end_ticks; /* "kokkos_end": when Kokkos finalized its tool (0: never) */
 	char **kokkos_meta;	   /* "kokkos_meta": key, value, key, value... */

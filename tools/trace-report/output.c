@@ -208,6 +208,10 @@ static void write_meta(FILE *f, const struct rp_run *r)
 	if (m->has_writer_cpu)
 		fprintf(f, "  writer     %s of CPU time (the tracer's writer thread)\n",
 			rp_fmt_ns(dur, sizeof(dur), (double)m->writer_cpu_ns, 0));
+	if (m->tracer_end_ns)
+		fprintf(
+		    f, "  ending     %s after the program's end (the tracer's own, in no thread)\n",
+		    rp_fmt_ns(dur, sizeof(dur), (double)m->tracer_end_ns, 0));
 	char w[RP_WARNINGS_MAX][RP_WARNING_LEN];
 	int severe[RP_WARNINGS_MAX];
 	for (size_t i = 0, n = rp_warnings(r, w, severe); i < n; i++)

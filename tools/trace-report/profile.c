@@ -431,6 +431,7 @@ void rp_run_free(struct rp_run *run)
 /* What the meta file of one process says, read before the conversion. */
 struct pinfo {
 	int64_t writer_cpu_ns; /* -1: not said */
+	uint64_t tracer_end_ns;
 	char *dir;
 	char *name; /* <host>.<pid>[.<n>] */
 	uint64_t real_ns;
@@ -552,6 +553,9 @@ static int list_processes(const char *path, const struct rp_options *opt, struct
 		q->host = strdup(p.host[0] ? p.host : "localhost");
 		q->clock_tsc = p.clock_tsc;
 		q->writer_cpu_ns = p.writer_cpu_ns;
+		if (p.ended && p.ending_ticks && p.end_ticks > p.ending_ticks)
+			q->tracer_end_ns =
+			    (uint64_t)((double)(p.end_ticks - p.ending_ticks) * p.ns_per_tick);
 		q->args = calloc(p.nargs + 1, sizeof(*q->args));
 		for (size_t j = 0; q->args && j < p.nargs; j++)
 			q->args[q->nargs++] = json_utf8_dup(p.args[j]);
@@ -640,6 +644,8 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 	m->duration_ns = cv->stats.last_ns - cv->stats.first_ns;
 	m->git_revision = opt->no_git ? NULL : acc_git_revision(first->exe);
 	m->clock = strdup(first->clock_tsc ? "tsc" : "monotonic");
+	for (int j = 0; j < npi; j++)
+		m->tracer_end_ns += pi[j].tracer_end_ns;
 	for (int j = 0; j < npi; j++)
 		if (pi[j].writer_cpu_ns >= 0) {
 			m->writer_cpu_ns += (uint64_t)pi[j].writer_cpu_ns;

@@ -130,6 +130,8 @@ struct rp_meta {
 	uint64_t writer_cpu_ns; /* CPU time of the tracer's writer threads (meta "writer_cpu",
 				 * summed over the processes), where has_writer_cpu */
 	int has_writer_cpu;
+	uint64_t tracer_end_ns; /* the tracer's own end after the program's (meta "ending" to
+				 * "end"), in no thread's time; summed over the processes */
 };
 
 struct rp_totals {

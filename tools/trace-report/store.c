@@ -130,6 +130,7 @@ static void write_run(struct jw *w, const struct rp_run *r)
 		jw_u64(w, "writer_cpu_ns", m->writer_cpu_ns);
 	else
 		jw_null(w, "writer_cpu_ns");
+	jw_u64(w, "tracer_end_ns", m->tracer_end_ns);
 	jw_end(w);
 
 	const struct rp_totals *t = &r->totals;
@@ -366,6 +367,7 @@ static void read_meta(struct rctx *c, const struct jv *o, struct rp_meta *m)
 	const struct jv *wc = jv_get(o, "writer_cpu_ns"); /* absent or null: not known */
 	m->has_writer_cpu = wc && wc->type == JV_NUMBER;
 	m->writer_cpu_ns = m->has_writer_cpu ? get_u64(c, o, "writer_cpu_ns", 0) : 0;
+	m->tracer_end_ns = get_u64(c, o, "tracer_end_ns", 0);
 }
 
 static void read_region(struct rctx *c, const struct jv *o, struct rp_region *g)

@@ -28,6 +28,7 @@ enum {
 	ST_BLOCKED = 9,
 	ST_IMMEDIATE_SEND = 10,
 	ST_IMMEDIATE_RECV = 11,
+	ST_IO = 12, /* and the tracer's flushing, as Extrae paints its own */
 	ST_GROUP_COMM = 13,
 	ST_TRACING_DISABLED = 14,
 	ST_OTHERS = 15,
@@ -41,6 +42,7 @@ enum {
 
 /* Event types. */
 #define TY_APPLICATION	40000001u
+#define TY_FLUSH	40000003u /* Extrae's "Flushing Traces": 1 begin, 0 end */
 #define TY_OMP_CRITICAL 60000007u /* Extrae's unnamed critical: 3 lock, 6 locked, 0 unlocked */
 #define OMP_LOCKED	6u
 #define TY_CPU		40000033u /* Extrae's "Executing CPU": the CPU in its node + 1 */

@@ -1073,6 +1073,22 @@ static void program_end(struct cv *cv, struct cv_loc *l, uint64_t t)
 	event(cv->out, loc_index(cv, l), t, TY_APPLICATION, 0);
 }
 
+/* The tracer's own end: Extrae's "Flushing Traces", its event and its state (I/O), so that
+ * the program's useful time ends where the program's did. */
+static void tracer_end(struct cv *cv, struct cv_loc *l, uint64_t begin, uint64_t end)
+{
+	struct ploc *p = ploc(cv, l);
+	if (!p || p->ended)
+		return;
+	uint32_t li = loc_index(cv, l);
+	begin = mark(p, begin);
+	event(cv->out, li, begin, TY_FLUSH, 1);
+	p->base = ST_IO;
+	prv_restate(cv->out, li, p, begin);
+	end = mark(p, end > begin ? end : begin + 1);
+	event(cv->out, li, end, TY_FLUSH, 0);
+}
+
 static void add_half(struct out *o, struct msg **a, size_t *n, size_t *cap, struct msg m)
 {
 	if (*n == *cap) {
@@ -1381,6 +1397,7 @@ static const struct cv_ops prv_ops = {
     .measurement = measurement,
     .program_begin = program_begin,
     .program_end = program_end,
+    .tracer_end = tracer_end,
     .mpi_p2p = mpi_p2p,
     .mpi_coll_end = mpi_coll_end,
     .leave_attrs = leave_attrs,

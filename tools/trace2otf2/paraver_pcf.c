@@ -449,6 +449,7 @@ void prv_write_pcf(struct cv *cv, FILE *f)
 		fprintf(f, "%-4d {%u,%u,%u}\n", states[i].id, states[i].rgb[0], states[i].rgb[1],
 			states[i].rgb[2]);
 	fputs("\n\nEVENT_TYPE\n0    40000001    Application\nVALUES\n0      End\n1      Begin\n\n\n"
+	      "EVENT_TYPE\n0    40000003    Flushing Traces\nVALUES\n0      End\n1      Begin\n\n\n"
 	      "EVENT_TYPE\n0    40000033    Executing CPU\n\n\n"
 	      "EVENT_TYPE\n0    40000036    Process IDentifier\n\n\n"
 	      "EVENT_TYPE\n0    60000001    Parallel (OMP)\nVALUES\n0      close\n"
