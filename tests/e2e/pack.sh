@@ -15,7 +15,7 @@ read -r chunks packed < <(sed -n 's/.*: \([0-9]*\) chunks, \([0-9]*\) packed$/\1
 [ "${chunks:-0}" -ge 8 ] || fail "only ${chunks:-0} chunks"
 [ "$packed" = "$chunks" ] || fail "$packed of $chunks chunks packed"
 "$DUMP" -m "$WORK/t" >"$WORK/dump" || fail "trace-dump: exit status $?"
-head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.1' || fail "meta: $(head -1 "$proc/meta")"
+head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.2' || fail "meta: $(head -1 "$proc/meta")"
 # (0 where the writer never got a CPU before the end: a loaded machine, the threads then
 # copy their own rings out.)
 grep -Eq '^writer_cpu [0-9]+$' "$proc/meta" || fail "no writer_cpu line with a time"
