@@ -19,7 +19,7 @@ head -1 "$proc/meta" | grep -qx 'libtrace-meta 2\.2' || fail "meta: $(head -1 "$
 # (0 where the writer never got a CPU before the end: a loaded machine, the threads then
 # copy their own rings out.)
 grep -Eq '^writer_cpu [0-9]+$' "$proc/meta" || fail "no writer_cpu line with a time"
-line=$(grep -m1 ' format=2\.1 ' "$WORK/dump") || fail "trace-dump --meta: no format line"
+line=$(grep -m1 ' format=2\.2 ' "$WORK/dump") || fail "trace-dump --meta: no format line"
 echo "$line"
 echo "$line" | grep -q " packed=$chunks " || fail "trace-dump counts other packed chunks"
 echo "$line" | grep -Eq ' writer_cpu_ns=[0-9]' || fail "trace-dump shows no writer CPU time"
