@@ -47,6 +47,11 @@
  * checked afterwards like a sequence lock (the chunk's state and seq unchanged) and cut off
  * the events file again when it was torn.
  *
+ * At the end (and before exec) the ring file is cut after the last byte a chunk still needs
+ * (ring_cut): FREE chunks give their reservation back, so a finished trace's ring is as long
+ * as what it holds.  Producers moving between chunks and the cut exclude each other
+ * (move_enter); a reservation after the cut lengthens the file again.
+ *
  * Who owns what: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
  * and to the writer while SEALED->FREE.  A slot's `drain` index belongs to io_lock holders.
  * Slot allocation and ring growth take `slot_lock`.  Neither lock is ever taken on the hot
@@ -57,6 +62,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +118,9 @@ static struct __attribute__((aligned(4096))) {
 	int trimmed;		   /* lt_buffer_trim has run: nothing is reserved ahead; io_lock */
 	int io_warned;		   /* a failed write was reported; io_lock */
 	int dump_pending;	   /* flight: a signal asked for a copy while io_lock was taken */
+	int cutting;		   /* ring_cut is under way: producers wait before a move */
+	int moving;		   /* producers in a move between chunks (move_enter) */
+	int cut;		   /* ring_cut shortened the file: reservations may lengthen it */
 	uint8_t *pack_buf;	   /* a chunk's packed form (chunk_size bytes); io_lock */
 	struct lt_pack_state pack; /* the packer's tables; io_lock */
 	struct lt_file ring, events;
@@ -539,6 +548,13 @@ static int chunk_reserve(unsigned s, unsigned i, uint64_t want)
 	if (fd < 0)
 		return -EBADF;
 	int err = posix_fallocate(fd, chunk_offset(s, i) + have, (off_t)(want - have));
+	/* Past the end ring_cut left, the populate below would find no file under the pages:
+	 * without fallocate, a zero byte at the range's end lengthens it (no one stores there
+	 * yet). */
+	static const char zero;
+	if (err && refused(err) && __atomic_load_n(&R.cut, __ATOMIC_RELAXED) &&
+	    pwrite(fd, &zero, 1, chunk_offset(s, i) + (off_t)want - 1) != 1)
+		err = errno;
 	lt_file_done(&R.ring);
 	/* Its pages mapped writable in one call (Linux 5.14; older kernels refuse it): the
 	 * producer's stores then take no fault each, 10 ns a lock+unlock pair over a first pass
@@ -933,6 +949,34 @@ static unsigned reclaim_ended(void)
 	return n;
 }
 
+/*
+ * A producer's move between chunks (from finding the next one FREE to starting it, or a
+ * reservation of more of its own) and ring_cut exclude each other, as in Dekker's
+ * algorithm: the producer counts itself in R.moving, then finds no cut under way (or
+ * withdraws and waits for its end); the cut raises R.cutting, then waits until R.moving is
+ * zero.  The slow path only: the producer's stores within its chunk need neither.  Nested
+ * (a signal handler's record in the middle of its thread's own move), it is one move.
+ */
+static void move_enter(struct lt_thread *t)
+{
+	if (t->moving++)
+		return;
+	for (;;) {
+		__atomic_add_fetch(&R.moving, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&R.cutting, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_sub_fetch(&R.moving, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&R.cutting, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+}
+
+static void move_leave(struct lt_thread *t)
+{
+	if (--t->moving == 0)
+		__atomic_sub_fetch(&R.moving, 1, __ATOMIC_RELEASE);
+}
+
 static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 {
 	if (unlikely(!t->chunk || t->unseen)) {
@@ -1003,12 +1047,14 @@ void lt_buffer_settle(struct lt_thread *t)
 	slot_drain((unsigned)t->slot, 0);
 	lt_unlock(&R.io_lock);
 	unsigned next = (t->cur + 1) % R.chunks;
+	move_enter(t);
 	if (chunk_ready((unsigned)t->slot, next)) {
 		t->dropping = 0;
 		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
 		chunk_start(t, next);
 		lt_buf_writer_kick();
 	}
+	move_leave(t);
 	errno = saved;
 }
 
@@ -1016,7 +1062,12 @@ void lt_buffer_settle(struct lt_thread *t)
 uint64_t *lt_reserve_slow(struct lt_thread *t, unsigned words)
 {
 	int saved = errno;
+	int move = t->slot >= 0 && t->chunk && !t->unseen; /* else it only counts */
+	if (move)
+		move_enter(t);
 	uint64_t *p = reserve_slow(t, words);
+	if (move)
+		move_leave(t);
 	errno = saved;
 	return p;
 }
@@ -1081,6 +1132,87 @@ static void trim_range(int fd, unsigned from, unsigned to)
 		__atomic_store_n(&slot_at(k / R.chunks)->alloc[k % R.chunks], 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Ends the ring file after the last byte a chunk still needs, so that the file is as long
+ * as what it holds (cp, tar and du -b count its holes too).  A FREE chunk holds nothing the
+ * events file lacks: its reservation goes (alloc 0; a producer that moves there later
+ * reserves it again, and posix_fallocate lengthens the file), and with it the file beyond.
+ * ACTIVE and SEALED chunks stay as reserved, this thread's own current chunk down to what
+ * it holds (nothing else stores there, and its signals are blocked).  A live thread's
+ * chunks are where its slot is, so a pool still running at the end keeps the file as long
+ * as its last thread's current chunk.  No producer is in a move meanwhile (move_enter);
+ * one held up there for long (a slow disk its own copy waits on) leaves the file as it
+ * is.  slot_lock held, signals blocked.
+ */
+#define CUT_WAIT 10000u /* yields the cut waits for producers in a move */
+static void ring_cut(int fd, unsigned n)
+{
+	struct lt_thread *self = lt_self;
+	if (self && self->moving)
+		return; /* the end from a signal handler inside our own move */
+	__atomic_store_n(&R.cutting, 1, __ATOMIC_SEQ_CST);
+	/* Once no move is seen under way, none starts until the cut is over.  Then the writer
+	 * too (io_lock): it reads the header of a chunk it found reserved. */
+	for (unsigned tries = 0, none = 0;; tries++) {
+		if (tries == CUT_WAIT) {
+			__atomic_store_n(&R.cutting, 0, __ATOMIC_RELEASE);
+			return;
+		}
+		none = none || !__atomic_load_n(&R.moving, __ATOMIC_SEQ_CST);
+		if (none && lt_trylock(&R.io_lock))
+			break;
+		sched_yield();
+	}
+	if (self && self->slot >= 0 && self->chunk == chunk_at((unsigned)self->slot, self->cur)) {
+		unsigned s = (unsigned)self->slot;
+		uint64_t page = R.first_piece;
+		uint64_t keep = (sizeof(*self->chunk) + self->chunk->used + page - 1) / page * page;
+		if (keep < __atomic_load_n(&slot_at(s)->alloc[self->cur], __ATOMIC_RELAXED)) {
+			__atomic_store_n(&slot_at(s)->alloc[self->cur], (uint32_t)keep,
+					 __ATOMIC_RELEASE);
+			self->end = chunk_end(s, self->cur);
+		}
+	}
+	off_t end = LT_FILE_HEADER_SIZE;
+	for (unsigned s = 0; s < n; s++)
+		for (unsigned i = 0; i < R.chunks; i++) {
+			uint32_t alloc = __atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE);
+			off_t to = chunk_offset(s, i) + (off_t)alloc;
+			if (alloc && chunk_state(chunk_at(s, i)) != LT_CHUNK_FREE && to > end)
+				end = to;
+		}
+	for (unsigned s = 0; s < n; s++)
+		for (unsigned i = 0; i < R.chunks; i++) {
+			uint32_t alloc = __atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE);
+			if (alloc && chunk_offset(s, i) + (off_t)alloc > end)
+				__atomic_store_n(&slot_at(s)->alloc[i], 0, __ATOMIC_RELEASE);
+		}
+	if (ftruncate(fd, end) == 0) {
+		R.file_slots = (unsigned)((uint64_t)(end - LT_FILE_HEADER_SIZE) / R.slot_size);
+		__atomic_store_n(&R.cut, 1, __ATOMIC_RELEASE);
+	}
+	lt_unlock(&R.io_lock);
+	__atomic_store_n(&R.cutting, 0, __ATOMIC_RELEASE);
+}
+
+/* The ring file's length at the end (and before exec).  slot_lock held. */
+static void ring_end(int fd, unsigned n)
+{
+	if (flight()) {
+		/* The copies on a signal read every chunk's header: the slots stay whole.  The
+		 * size grown ahead of them goes. */
+		if (R.file_slots > n &&
+		    ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + n * R.slot_size)) == 0)
+			R.file_slots = n;
+		return;
+	}
+	uint64_t all = ~0ull, old;
+	int masked = syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) == 0;
+	ring_cut(fd, n);
+	if (masked)
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
+
 void lt_buffer_trim(void)
 {
 	/*
@@ -1129,10 +1261,19 @@ void lt_buffer_trim(void)
 		}
 	}
 	trim_range(fd, from, to);
-	/* The size grown ahead of the slots: the file ends with the last slot again. */
-	if (R.file_slots > n && ftruncate(fd, (off_t)(LT_FILE_HEADER_SIZE + n * R.slot_size)) == 0)
-		R.file_slots = n;
+	ring_end(fd, n);
 	lt_file_done(&R.ring);
+	lt_unlock(&R.slot_lock);
+}
+
+void lt_buffer_cut(void)
+{
+	lt_lock(&R.slot_lock);
+	int fd = lt_file_fd(&R.ring);
+	if (fd >= 0) {
+		ring_end(fd, R.nslots);
+		lt_file_done(&R.ring);
+	}
 	lt_unlock(&R.slot_lock);
 }
 

@@ -732,6 +732,7 @@ void lt_before_exec(void)
 	uint64_t ending = lt_now();
 	lt_modules_before_exec();
 	lt_buffer_flush_all(1);
+	lt_buffer_cut();
 	lt_thread_counts_flush();
 	lt_thread_dropped_flush();
 	lt_meta_sync();

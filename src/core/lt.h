@@ -67,8 +67,11 @@ LT_HIDDEN void lt_buffer_detach(struct lt_thread *t);
 /* Drop policy: makes room for a record that must not be lost (the thread's end). */
 LT_HIDDEN void lt_buffer_settle(struct lt_thread *t);
 LT_HIDDEN void lt_buffer_flush_all(int snapshot_active);
-/* At the end: frees the disk blocks of ring chunks already copied to the events file. */
+/* At the end: frees the disk blocks of ring chunks already copied to the events file, and
+ * cuts the ring file after what its chunks still hold. */
 LT_HIDDEN void lt_buffer_trim(void);
+/* Before exec: the ring file ends after what its chunks hold (as lt_buffer_trim ends it). */
+LT_HIDDEN void lt_buffer_cut(void);
 /* At the end: what processes made by a raw clone counted (a meta "lost" line). */
 LT_HIDDEN void lt_buffer_unseen_flush(void);
 LT_HIDDEN void lt_writer_stop(void);

@@ -79,6 +79,7 @@ struct lt_thread {
 	int unseen;			     /* in a process made by a raw clone (buffer.c) */
 	int in_fork;			     /* inside the fork wrapper's real call */
 	int hold_writer;		     /* LT_HOLD_*: a full chunk starts no writer */
+	int moving;			     /* depth of its moves between chunks (buffer.c) */
 	uint64_t lost_noslot;		     /* events lost because the thread got no slot */
 	uint64_t ids;			     /* ids handed out by lt_thread_id */
 	struct lt_chunk_header dummy;	     /* lt_commit() target while dropping */

@@ -707,8 +707,10 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		warnf(warn, ctx, p, "%s:0: implausible ring geometry", p->ring_path);
 		return;
 	}
+	/* A ring ends after the last byte a chunk needed at the process's end: its last
+	 * chunk may be partial, holding `used` bytes at least. */
 	uint64_t size = p->ring_size;
-	for (uint64_t off = LT_FILE_HEADER_SIZE; off + fh.chunk_size <= size;
+	for (uint64_t off = LT_FILE_HEADER_SIZE; off + sizeof(struct lt_chunk_header) <= size;
 	     off += fh.chunk_size) {
 		struct lt_chunk_header h;
 		if (pread(p->ring_fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
@@ -723,6 +725,10 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		uint64_t used = h.used & ~7ull;
 		if (used > fh.chunk_size - h.header_size)
 			used = fh.chunk_size - h.header_size;
+		if (off + h.header_size > size)
+			continue;
+		if (used > size - off - h.header_size)
+			used = (size - off - h.header_size) & ~7ull;
 		struct rd_chunk c = {RD_RING,
 				     off,
 				     h.thread,
