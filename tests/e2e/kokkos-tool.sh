@@ -10,7 +10,9 @@
 #     run without the tool, and the counts of the tool; said once on stderr.
 #  2. tests/programs/kokkos4_driver.c, which like a statically linked Kokkos exports no
 #     Kokkos symbol, KOKKOS_TOOLS_LIBS=tool: the same, against the trace (the driver needs
-#     a tool with all 28 callbacks, which the stand-in is not, so there is no untraced run).
+#     a tool with all 28 callbacks, which the stand-in is not, so there is no untraced run);
+#     and KOKKOS_TOOLS_LIBS="libtrace.so;tool", the list a traced process leaves its children.
+#  Both: Kokkos's fencing, off without the tool, is on with one that does not ask for it off.
 . "$(dirname "$0")/lib.sh"
 APP=$TESTBIN/kokkos_app
 [ -x "$APP" ] || skip "kokkos_app was not built: Debian's Kokkos is missing (apt-get install libtrilinos-kokkos-dev)"
@@ -55,14 +57,15 @@ tool_counts() {
 	grep -Ev "$skip" "$f" | sort
 }
 
-# with_tool NAME VARIABLE CMD...: CMD traced with the tool, then checked against a run without it.
+# with_tool NAME VARIABLE=VALUE CMD...: CMD traced with the tool named so, then checked
+# against a run without it.
 with_tool() {
 	local name=$1 var=$2
 	shift 2
 	rm -f "$WORK/$name.counts"
 	traced "$WORK/$name-alone.trace" "$@" >"$WORK/$name-alone.out" 2>&1 ||
 		fail "$name without the tool: $(cat "$WORK/$name-alone.out")"
-	env "$var=$TOOL" KP_COUNT_FILE="$WORK/$name.counts" LIBTRACE_QUIET=0 \
+	env "$var" KP_COUNT_FILE="$WORK/$name.counts" LIBTRACE_QUIET=0 \
 		LD_PRELOAD="$LIB" LIBTRACE_OUTPUT="$WORK/$name.trace" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
 		fail "$name with the tool: $(cat "$WORK/$name.err")"
 	[ -s "$WORK/$name.counts" ] || fail "$name: the tool was never finalized: $(cat "$WORK/$name.err")"
@@ -76,6 +79,11 @@ with_tool() {
 	[ -s "$WORK/$name-alone.records" ] || fail "$name: no Kokkos records without the tool"
 	diff "$WORK/$name-alone.records" "$WORK/$name.records" >"$WORK/diff" ||
 		fail "$name: the trace with the tool differs: $(head -20 "$WORK/diff")"
+	# No GPU runtime: fencing off without the tool; the tool says nothing of it, so
+	# Kokkos's preset (on) stands for it.
+	grep -qx 'kokkos_fence 0' "$WORK/$name-alone.trace"/*/meta &&
+		grep -qx 'kokkos_fence 1' "$WORK/$name.trace"/*/meta ||
+		fail "$name: global fencing not off alone, on with the tool"
 	echo "$name: $(wc -l <"$WORK/$name.records") kinds of Kokkos record, the same with the tool"
 }
 
@@ -86,7 +94,7 @@ KP_COUNT_FILE=$WORK/plain.counts KOKKOS_PROFILE_LIBRARY=$TOOL "$APP" $N $STEPS >
 	fail "kokkos_app with the tool, untraced: $(cat "$WORK/plain.out")"
 grep -qx "push_profile_region $((STEPS + 1))" "$WORK/plain.counts" ||
 	fail "the untraced tool's counts: $(cat "$WORK/plain.counts")"
-with_tool app KOKKOS_PROFILE_LIBRARY "$APP" $N $STEPS
+with_tool app KOKKOS_PROFILE_LIBRARY="$TOOL" "$APP" $N $STEPS
 cmp -s "$WORK/plain.counts" "$WORK/app.counts" || {
 	diff "$WORK/plain.counts" "$WORK/app.counts" >&2
 	fail "app: the tool's counts under the tracer are not those without it"
@@ -101,17 +109,23 @@ cmp -s "$WORK/app.trace-counts" "$WORK/app.tool-counts" || {
 echo "app: tool counts $(tr '\n' ' ' <"$WORK/app.tool-counts")"
 
 # ---- 2. no Kokkos symbol exported (a static Kokkos), Kokkos 4's KOKKOS_TOOLS_LIBS ----
+# Also a list that starts with the library already (what a traced process leaves its
+# children): the entry after it is loaded behind it.
 K=3
-with_tool k4 KOKKOS_TOOLS_LIBS "$WORK/kokkos4_driver" $K
-grep -qx "begin_parallel_for $((2 * K + 1))" "$WORK/k4.counts" ||
-	fail "k4: the tool's kernels: $(cat "$WORK/k4.counts")"
-# The driver frees Kokkos's scratch after finalize_library: the trace has it, the tool's
-# count (written at its finalize) cannot.
-kokkos_counts "$WORK/k4.trace" | grep -v '^deallocate_data' >"$WORK/k4.trace-counts"
-tool_counts "$WORK/k4.counts" deallocate_data >"$WORK/k4.tool-counts"
-cmp -s "$WORK/k4.trace-counts" "$WORK/k4.tool-counts" || {
-	diff "$WORK/k4.trace-counts" "$WORK/k4.tool-counts" >&2
-	fail "k4: the tool's counts are not the trace's"
-}
-echo "k4: tool counts $(tr '\n' ' ' <"$WORK/k4.tool-counts")"
+for how in tool list; do
+	value=$TOOL
+	[ $how = list ] && value="$LIB;$TOOL"
+	with_tool k4-$how KOKKOS_TOOLS_LIBS="$value" "$WORK/kokkos4_driver" $K
+	grep -qx "begin_parallel_for $((2 * K + 1))" "$WORK/k4-$how.counts" ||
+		fail "k4-$how: the tool's kernels: $(cat "$WORK/k4-$how.counts")"
+	# The driver frees Kokkos's scratch after finalize_library: the trace has it, the
+	# tool's count (written at its finalize) cannot.
+	kokkos_counts "$WORK/k4-$how.trace" | grep -v '^deallocate_data' >"$WORK/k4.trace-counts"
+	tool_counts "$WORK/k4-$how.counts" deallocate_data >"$WORK/k4.tool-counts"
+	cmp -s "$WORK/k4.trace-counts" "$WORK/k4.tool-counts" || {
+		diff "$WORK/k4.trace-counts" "$WORK/k4.tool-counts" >&2
+		fail "k4-$how: the tool's counts are not the trace's"
+	}
+	echo "k4-$how: tool counts $(tr '\n' ' ' <"$WORK/k4.tool-counts")"
+done
 echo "kokkos-tool: ok"
