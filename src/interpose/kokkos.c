@@ -107,15 +107,18 @@ static struct {
 
 /*
  * The ids a tool gives Kokkos at a kernel's or fence's begin come back at its end, and
- * each tool wants its own.  Ours are 32 bits (and SKIPPED): with a tool behind, bits 32 to
- * 43 of the id Kokkos keeps name the slot that holds theirs, taken from a process-wide
- * count, so a slot is reused only after 4096 more begins, far more than are ever open at
- * once.  Their section ids are kept by ours, which are process-wide already.
+ * each tool wants its own.  Ours are 32 bits (and SKIPPED).  A kernel or fence begins and
+ * ends on one host thread, nested in those open there: with a tool behind, theirs go on a
+ * stack of that thread, and bits 32 to 62 of the id Kokkos keeps say where (1 + the
+ * place; 0 past USER_DEPTH open at once, when their end gets 0).  Their section ids are
+ * kept in a table by ours, process-wide already (one of 1024: ids 1024 apart share one).
  */
-#define USER_SLOTS 4096
-static uint64_t user_ids[USER_SLOTS];
+#define USER_DEPTH 16
+static __thread struct {
+	uint64_t ids[USER_DEPTH];
+	uint32_t depth;
+} user_open LT_TLS;
 static uint32_t user_sections[1024];
-static uint32_t next_slot;
 
 /* Whether the symbol is defined in handle.  A failed dlsym leaves its message for the
  * program's next dlerror(): taken back here, the program's dlerror() state stays its own
@@ -306,7 +309,7 @@ static inline void user_setup(void)
 		pthread_once(&user_once, load_user_tool);
 }
 
-/* Their begin of a kernel or fence, after ours: their id is kept in a slot named in ours. */
+/* Their begin of a kernel or fence, after ours: their id goes on this thread's stack. */
 static inline void user_begin(void (*begin)(const char *, uint32_t, uint64_t *), const char *name,
 			      uint32_t device, uint64_t *id)
 {
@@ -314,18 +317,27 @@ static inline void user_begin(void (*begin)(const char *, uint32_t, uint64_t *),
 		return;
 	uint64_t theirs = 0;
 	begin(name, device, &theirs);
-	if (!id)
+	uint32_t d = user_open.depth;
+	if (!id || d >= USER_DEPTH)
 		return;
-	uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % USER_SLOTS;
-	__atomic_store_n(&user_ids[slot], theirs, __ATOMIC_RELAXED);
-	*id |= (uint64_t)slot << 32;
+	user_open.ids[d] = theirs;
+	user_open.depth = d + 1;
+	*id |= (uint64_t)(d + 1) << 32;
 }
 
-/* Their end of it, before ours, with their id. */
+/* Their end of it, before ours, with their id, taken off the stack (with whatever was
+ * left above it). */
 static inline void user_end(void (*end)(uint64_t), uint64_t id)
 {
-	if (end)
-		end(__atomic_load_n(&user_ids[id >> 32 & (USER_SLOTS - 1)], __ATOMIC_RELAXED));
+	if (!end)
+		return;
+	uint32_t d = (uint32_t)(id >> 32) & 0x7fffffff;
+	uint64_t theirs = 0;
+	if (d && d <= USER_DEPTH) {
+		theirs = user_open.ids[d - 1];
+		user_open.depth = d - 1;
+	}
+	end(theirs);
 }
 
 /* Their section id, kept by ours. */
