@@ -48,7 +48,8 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_KOKKOS_FENCE", LT_OPT_CHOICE, "auto", "auto|on|off",
      "Whether Kokkos fences before each callback (its requires_global_fencing): on, so that "
      "kernel times of asynchronous (GPU) backends are their real times; off, no fence; auto, "
-     "on when a GPU runtime (CUDA, HIP, SYCL, OpenMP offload) is loaded, else off."},
+     "on when a GPU runtime (CUDA, HIP, SYCL, OpenMP offload) is loaded or a Kokkos tool loaded "
+     "behind the library asks for it, else off."},
     {"LIBTRACE_SAMPLE_PERIOD", LT_OPT_DURATION, "10ms", NULL,
      "Period of the sampler thread (energy, temperature, memory, CPU placement): 100us to "
      "60s, with a unit ns, us, ms or s; 0 turns the sampler thread off."},
@@ -80,7 +81,8 @@ const struct lt_option lt_options[] = {
     {"LIBTRACE_CALLSITE_DEPTH", LT_OPT_INT, "1", NULL,
      "Call-site frames recorded with each traced call (0 to 32; 0: none; 1: the line that "
      "made the call)."},
-    {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL, "1: do not print the trace directory at exit."},
+    {"LIBTRACE_QUIET", LT_OPT_BOOL, "0", NULL,
+     "1: do not print the trace directory at exit, nor the Kokkos tool loaded behind the library."},
     {"LIBTRACE_DEBUG", LT_OPT_INT, "0", NULL,
      "Log verbosity on stderr: 0 warnings only, 1 information, 2 debug (values up to 100 are "
      "accepted; above 2 is as 2)."},
@@ -497,7 +499,10 @@ static int apply(size_t i, const char *v)
 			return -1;
 		return 0;
 	case OPT_QUIET:
-		return parse_bool(v, &lt_cfg.quiet);
+		if (parse_bool(v, &lt_cfg.quiet))
+			return -1;
+		SET(i).num = (unsigned)lt_cfg.quiet; /* the kokkos module reads it too */
+		return 0;
 	case OPT_DEBUG:
 		return parse_int(v, &lt_cfg.debug);
 	case OPT_CUPTI: {
