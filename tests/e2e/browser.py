@@ -6,6 +6,7 @@
         page = b.open(url, wait_for="expression that becomes true", timeout=30)
         page.errors        # console errors and uncaught exceptions, as text
         page.eval("document.title")
+        page.eval("fetch('/x').then(r => r.text())", await_promise=True)
         page.screenshot(path)   # PNG; returns (width, height, distinct colours)
 
 Chromium runs with its own empty profile in a temporary directory, no network beyond
@@ -82,8 +83,10 @@ class Page:
                 pass
         self.ws.settimeout(60)
 
-    def eval(self, expr):
-        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True)
+    def eval(self, expr, await_promise=False):
+        """The value of expr; with await_promise, of the promise it gives, once settled."""
+        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True,
+                      awaitPromise=await_promise)
         if "exceptionDetails" in r:
             raise RuntimeError("evaluating %s: %s" % (expr, r["exceptionDetails"]))
         return r["result"].get("value")

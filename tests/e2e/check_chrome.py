@@ -9,13 +9,16 @@ Parses FILE strictly (RFC 8259: no NaN, no duplicate keys) and checks it on its 
 - the object form {"traceEvents": [...]}, each event with a known phase, integer pid and tid,
   a time (microseconds, at most three decimals: whole nanoseconds) that is not negative;
 - every pid has a process_name and every tid a thread_name (metadata events);
-- per thread, complete events ("X") are written in the order they end (the end never goes
-  back) and nest: two of one thread are disjoint or one holds the other;
+- per thread, regions are begin and end events ("B", "E"), each end with its begin's name
+  and an args object: the ends are written in the order they end (never going back), at
+  one time an end before the next begin, and the regions they make nest: two of one thread
+  are disjoint or one holds the other; a region of no duration is an instant event ("i")
+  whose category is not "marker";
 - per thread and name, counter and instant events never go back in time;
 - every flow has one start ("s") and one end ("f") with its id, the end not before the
-  start, the start inside a complete event of its thread.
+  start, the start inside a region of its thread.
 With --otf2, the archive converted from the same trace (read with python3-otf2) is the truth:
-per location (matched by process and location name) the complete events are its regions,
+per location (matched by process and location name) the B/E regions are its regions,
 Enter to Leave, with the same names and times to the nanosecond (--min-duration, --window:
 less what those leave out, cut to the window; a message whose other end lies outside the
 window keeps one end).  --expect-flows: at least N flows of CAT.
@@ -105,12 +108,13 @@ def main():
     pnames, tnames = {}, {}
     used = set()
     xs = collections.defaultdict(list)
+    opened = collections.defaultdict(list)
     last = {}
     flows = collections.defaultdict(dict)
     for i, e in enumerate(events):
         where = "traceEvents[%d]" % i
         ph = e.get("ph")
-        if ph not in ("X", "M", "C", "i", "s", "f"):
+        if ph not in ("B", "E", "M", "C", "i", "s", "f"):
             errors.append("%s: phase %r" % (where, ph))
             continue
         if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
@@ -128,14 +132,25 @@ def main():
         if t is None or t < 0:
             errors.append("%s: ts %s is not whole nanoseconds >= 0" % (where, e["ts"]))
             continue
-        if ph == "X":
-            d = ns(decimal.Decimal(e["dur"]))
-            if d is None or d < 0:
-                errors.append("%s: dur %s" % (where, e["dur"]))
+        if ph == "B":
+            if not isinstance(e.get("name"), str):
+                errors.append("%s: a begin needs a name" % where)
+            opened[key].append((t, e.get("name"), i))
+        elif ph == "E":
+            if not opened[key]:
+                errors.append("%s: an end with no region open" % where)
                 continue
+            bt, name, bi = opened[key].pop()
+            if e.get("name") != name or not isinstance(e.get("args"), dict):
+                errors.append("%s: the end of %r is named %r, or has no args" % (
+                    where, name, e.get("name")))
+            if t < bt:
+                errors.append("%s: %r ends at %d before it begins (%d)" % (where, name, t, bt))
+            xs[key].append((bt, t, name, bi, i))
+        elif ph == "i" and e.get("cat") != "marker":  # a region of no duration
             if not isinstance(e.get("name"), str) or not isinstance(e.get("args"), dict):
-                errors.append("%s: a complete event needs a name and args" % where)
-            xs[key].append((t, t + d, e["name"]))
+                errors.append("%s: a region of no duration needs a name and args" % where)
+            xs[key].append((t, t, e.get("name"), i, i))
         elif ph in ("C", "i"):
             k = (key, ph, e.get("name"))
             if k in last and t < last[k]:
@@ -151,15 +166,29 @@ def main():
             errors.append("pid %d has no process_name" % key[0])
         if key not in tnames:
             errors.append("pid %d tid %d has no thread_name" % key)
-    # Per thread: complete events in the order they end, and nested.
+    for key, lst in sorted(opened.items()):
+        if lst:
+            errors.append("%s: %d regions never end, such as %r" % (tnames.get(key), len(lst),
+                                                                    lst[-1][1]))
+    # Per thread: regions in the order they end, an end before a begin at one time, nested.
     for key, lst in sorted(xs.items()):
         for a, b in zip(lst, lst[1:]):
             if b[1] < a[1]:
                 errors.append("%s: %r ends at %d before %r (%d), written after it" % (
                     tnames.get(key), b[2], b[1], a[2], a[1]))
                 break
+        first_begin = {}  # time: the first begin written then, of a region that lasts
+        for b in lst:
+            if b[1] > b[0] and b[3] < first_begin.get(b[0], (len(events),))[0]:
+                first_begin[b[0]] = (b[3], b[2])
+        for a in lst:
+            bi, bname = first_begin.get(a[1], (len(events), None))
+            if bi < a[4] and bi != a[3] and a[1] > a[0]:
+                errors.append("%s: %r begins at %d before %r ends then" % (
+                    tnames.get(key), bname, a[1], a[2]))
+                break
         open_ = []
-        for s, e, name in sorted(lst, key=lambda x: (x[0], -x[1])):
+        for s, e, name, _, _ in sorted(lst, key=lambda x: (x[0], -x[1])):
             while open_ and open_[-1][1] <= s:
                 open_.pop()
             if open_ and e > open_[-1][1]:
@@ -178,7 +207,7 @@ def main():
         (sk, st), (fk, ft) = ends["s"], ends["f"]
         if ft < st:
             errors.append("flow %s %s ends at %d before it starts at %d" % (cat, fid, ft, st))
-        if not any(s <= st <= e for s, e, _ in xs.get(sk, [])):
+        if not any(s <= st <= e for s, e, _, _, _ in xs.get(sk, [])):
             errors.append("flow %s %s starts outside any slice of %s" % (cat, fid, tnames.get(sk)))
         per_cat[cat] += 1
     for cat, n in expect.items():
@@ -189,7 +218,7 @@ def main():
         truth, _ = otf2_regions(anchor, min_dur, window)
         mine = collections.defaultdict(collections.Counter)
         for key, lst in xs.items():
-            for s, e, name in lst:
+            for s, e, name, _, _ in lst:
                 mine[(pnames.get(key[0]), tnames.get(key))][(name, s, e)] += 1
         for loc in sorted(set(truth) | set(mine), key=str):
             a, b = truth.get(loc, collections.Counter()), mine.get(loc, collections.Counter())
@@ -199,7 +228,7 @@ def main():
                     loc, sum(extra.values()), list(extra)[:3], sum(missing.values()),
                     list(missing)[:3]))
     for key, lst in sorted(xs.items()):
-        print("%-40s %6d complete events" % ("%s / %s" % (pnames.get(key[0]), tnames.get(key)),
+        print("%-40s %6d regions" % ("%s / %s" % (pnames.get(key[0]), tnames.get(key)),
                                              len(lst)))
     print("flows: %s" % dict(sorted(per_cat.items())))
     if errors:

@@ -3,7 +3,7 @@
 # trace2otf2 --format=chrome: the Trace Event JSON of a pthread, an OpenMP, an MPI, a Kokkos
 # and a GPU trace (viewer_traces.sh), each checked by check_chrome.py against the OTF2
 # archive of the same trace (per thread the same regions, names and times to the
-# nanosecond; nesting; the end of complete events never going back; metadata; flows paired
+# nanosecond; begins and ends nesting, ends never going back; metadata; flows paired
 # and inside their slices): thread creation flows for pthreads, fork flows for OpenMP,
 # message flows for MPI, call-to-device flows for the GPU.  Then --min-duration and
 # --from/--to leave out and cut exactly what the archive says they should, and the options
@@ -33,7 +33,8 @@ if [[ " $VIEWER_TRACES " == *" kokkos "* ]]; then
 	/usr/bin/python3 - "$WORK/kokkos.json" <<'PY' || fail "kokkos attributes"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
-x = [e for e in ev if e["ph"] == "X"]
+# Regions: their ends, and those of no duration (instant events that are no markers).
+x = [e for e in ev if e["ph"] == "E" or (e["ph"] == "i" and e["cat"] != "marker")]
 axpy = [e for e in x if e["name"] == "axpy"]
 copies = [e for e in x if e["name"].startswith("Kokkos::deep_copy")]
 assert len(axpy) == 6 and all(e["args"].get("device") == "Serial" for e in axpy), axpy[:1]
@@ -45,7 +46,7 @@ assert len(same) == 1 and same[0]["args"]["bytes"] == 0, same
 alloc = [e for e in x if e["args"].get("role") == "allocate" and e["args"].get("view") == "x"]
 assert len(alloc) == 1 and alloc[0]["args"]["bytes"] == 8000, alloc
 # Markers, also those that come after their thread ended (memory Kokkos kept past finalize).
-marks = sorted(e["args"]["category"] for e in ev if e["ph"] == "i")
+marks = sorted(e["args"]["category"] for e in ev if e["ph"] == "i" and e["cat"] == "marker")
 assert marks == ["Kokkos profile event"] * 2 + ["Kokkos runtime memory kept past finalize"], marks
 print("kokkos: axpy x6 on Serial, %d deep copies with bytes, View x allocated 8000 bytes, "
       "the 3 markers" % len(copies))
@@ -58,7 +59,7 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name")
 assert names == ["MPI Rank %d" % i for i in range(4)], names
-sends = [e for e in ev if e["ph"] == "X" and e["name"] == "MPI_Send"]
+sends = [e for e in ev if e["ph"] == "E" and e["name"] == "MPI_Send"]
 assert sends and all({"peer", "tag", "bytes"} <= set(e["args"]) for e in sends), sends[:1]
 print("mpi: ranks named, %d MPI_Send with peer, tag and bytes" % len(sends))
 PY
@@ -85,8 +86,10 @@ t=pthread
 "$CONVERT" -q -f chrome --min-duration 20us "$WORK/$t" -o "$WORK/short.json" || fail "--min-duration: $?"
 $CHROME "$WORK/short.json" --otf2 "$WORK/$t.otf2/traces.otf2" --min-duration 20000 >"$WORK/check.log" 2>&1 ||
 	{ tail "$WORK/check.log" >&2; fail "check_chrome --min-duration"; }
-all=$(grep -c '"ph":"X"' "$WORK/$t.json")
-short=$(grep -c '"ph":"X"' "$WORK/short.json")
+# A region's end ("E"), or the instant event of one of no duration (a marker is none).
+regions() { grep -E '"ph":"(E|i)"' "$1" | grep -vc '"cat":"marker"'; }
+all=$(regions "$WORK/$t.json")
+short=$(regions "$WORK/short.json")
 dropped=$(grep -o '"left_out_short":[0-9]*' "$WORK/short.json" | cut -d: -f2)
 [ "$short" -lt "$all" ] && [ $((short + dropped)) = "$all" ] ||
 	fail "--min-duration 20us: $short kept + $dropped left out != $all"
@@ -94,7 +97,7 @@ echo "--min-duration 20us: $short of $all regions kept, $dropped counted as left
 "$CONVERT" -q -f chrome --from 2ms --to 4.5ms "$WORK/$t" -o "$WORK/window.json" || fail "--from/--to: $?"
 $CHROME "$WORK/window.json" --otf2 "$WORK/$t.otf2/traces.otf2" --window 2000000 4500000 >"$WORK/check.log" 2>&1 ||
 	{ tail "$WORK/check.log" >&2; fail "check_chrome --from/--to"; }
-win=$(grep -c '"ph":"X"' "$WORK/window.json")
+win=$(regions "$WORK/window.json")
 [ "$win" -gt 0 ] && [ "$win" -lt "$all" ] || fail "--from 2ms --to 4.5ms kept $win of $all regions"
 echo "--from 2ms --to 4.5ms: $win of $all regions, cut to the window"
 

@@ -4,7 +4,10 @@
 # OpenMP, an MPI, a Kokkos and a GPU trace (viewer_traces.sh) opened in speedscope (the npm
 # package, installed offline by tools/bootstrap.sh test) in headless Chromium, through the
 # DevTools protocol (browser.py): no console error, one profile per thread, a flame chart
-# drawn (speedscope_check.py).  Skips without Chromium, python3-websocket or speedscope.
+# drawn, and in the profiles speedscope made (its export) one frame per region name and the
+# OpenMP parallel regions (omp_parallel's successive ones) at the depth the file nests them
+# at, not a staircase (speedscope_check.py).  Skips without Chromium, python3-websocket or
+# speedscope.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewer_traces.sh"
 [ -x "$CONVERT" ] || skip "trace2otf2 was not built"

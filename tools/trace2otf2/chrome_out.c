@@ -9,9 +9,15 @@
  * metrics and each GPU stream.  Times are microseconds on the trace's monotonic clock,
  * written with three decimals (nanoseconds, exact).
  *
- * - Regions and calls are complete events ("X"), written when they end (the file is in the
- *   order events end, per thread never going back), with their attributes in args: bytes,
- *   the View, the kernel, the call site, an MPI call's peer, tag and bytes.
+ * - Regions and calls are begin and end events ("B", "E"), both written once the region
+ *   ends (per thread the ends go forward in time; a region's begin after those of the
+ *   regions around it, an end before a begin at one time): the begin has the name and the
+ *   category only, the end the attributes in args (bytes, the View, the kernel, the call
+ *   site, an MPI call's peer, tag and bytes), so that speedscope, which names a frame by its
+ *   begin's name and args, draws one frame per region, and compares times exactly (the end
+ *   of a complete event "X" is ts + dur in floating point: one that ends with its parent
+ *   may end after it, and the regions after it nest in the parent left open).  A region of
+ *   no duration is an instant event with its args.
  * - Flows ("s", "f"): a thread's creation to its start, an OpenMP fork to each team member's
  *   begin, an MPI send to its receive (the n-th message of a sender to a receiver with one
  *   communicator and tag is the n-th such receive: MPI's order, so both ends compute the id
@@ -44,6 +50,7 @@ struct ch_frame {
 	int mpi;
 	uint32_t peer, tag, root;
 	uint64_t bytes, received;
+	int written; /* its begin ("B") is in the file */
 };
 
 struct ch_loc {
@@ -270,32 +277,30 @@ static const char *category(const struct cv_region *r)
 	return cv_paradigm_name(r->paradigm, r->role);
 }
 
-static void put_complete(struct cv *cv, struct cv_loc *l, const struct ch_frame *fr, uint64_t end,
-			 const struct cv_attr *more, unsigned nmore, int closed)
+/* A region's begin ("B"): its name and category only, as speedscope names a frame by the
+ * name and the arguments of the event that opens it, so one region is one frame there. */
+static void put_begin(struct cv *cv, struct cv_loc *l, struct ch_frame *fr)
 {
 	struct chrome *c = CH(cv);
 	const struct cv_region *r = &cv->regions[fr->region];
-	uint64_t start = fr->start;
-	if (!in_window(cv, start, end)) {
-		c->left_out++;
-		return;
-	}
-	if (end - start < cv->min_duration_ns) {
-		c->short_left_out++;
-		return;
-	}
-	uint64_t o = c->origin;
+	uint64_t start = fr->start, o = c->origin;
 	if (cv->from_ns && (start < o || start - o < cv->from_ns))
 		start = o + cv->from_ns;
-	if (cv->to_ns && end > o && end - o > cv->to_ns)
-		end = o + cv->to_ns;
-	begin_event(cv, l, 'X', start);
-	fputs(",\"dur\":", c->f);
-	put_us(c->f, end - start);
+	begin_event(cv, l, 'B', start);
 	fputs(",\"name\":", c->f);
 	json_write_string(c->f, cv->strings[r->name]);
-	fprintf(c->f, ",\"cat\":\"%s\",\"args\":{\"role\":\"%s\"", category(r),
-		cv_role_name(r->role));
+	fprintf(c->f, ",\"cat\":\"%s\"}", category(r));
+	fr->written = 1;
+	l->nevents++;
+}
+
+/* A region's arguments: ,"args":{...}} closes its event. */
+static void put_args(struct cv *cv, const struct ch_frame *fr, const struct cv_attr *more,
+		     unsigned nmore, int closed)
+{
+	struct chrome *c = CH(cv);
+	const struct cv_region *r = &cv->regions[fr->region];
+	fprintf(c->f, ",\"args\":{\"role\":\"%s\"", cv_role_name(r->role));
 	for (unsigned i = 0; i < fr->nattrs; i++)
 		put_attr(cv, &fr->attrs[i]);
 	for (unsigned i = 0; i < nmore; i++)
@@ -317,6 +322,58 @@ static void put_complete(struct cv *cv, struct cv_loc *l, const struct ch_frame 
 	if (closed)
 		fputs(",\"closed_by_converter\":true", c->f);
 	fputs("}}", c->f);
+}
+
+/* A region ends at end: its end ("E", with its arguments, which viewers add to the slice),
+ * once its begin is written.  Whether it is kept is known now (the window, the shortest);
+ * a kept region's enclosing regions are kept too (they hold it), so their begins go out
+ * first, outermost first, as they are still open in outer[0..nouter).  Per thread the begins
+ * and ends then nest like the regions, an end before the next begin at one time.  A region
+ * of no duration is an instant event ("i", its category the region's): speedscope puts the
+ * end before the begin at one time, which would leave it open. */
+static void put_region(struct cv *cv, struct cv_loc *l, struct ch_frame *fr, struct ch_frame *outer,
+		       uint32_t nouter, uint64_t end, const struct cv_attr *more, unsigned nmore,
+		       int closed)
+{
+	struct chrome *c = CH(cv);
+	const struct cv_region *r = &cv->regions[fr->region];
+	uint64_t o; /* the window's zero, once in_window has seen the region */
+	if (!fr->written) {
+		if (!in_window(cv, fr->start, end)) {
+			c->left_out++;
+			return;
+		}
+		if (end - fr->start < cv->min_duration_ns) {
+			c->short_left_out++;
+			return;
+		}
+		o = c->origin;
+		uint64_t from = fr->start, to = end;
+		if (cv->from_ns && (from < o || from - o < cv->from_ns))
+			from = o + cv->from_ns;
+		if (cv->to_ns && to > o && to - o > cv->to_ns)
+			to = o + cv->to_ns;
+		if (to == from) {
+			begin_event(cv, l, 'i', to);
+			fputs(",\"s\":\"t\",\"name\":", c->f);
+			json_write_string(c->f, cv->strings[r->name]);
+			fprintf(c->f, ",\"cat\":\"%s\"", category(r));
+			put_args(cv, fr, more, nmore, closed);
+			l->nevents++;
+			return;
+		}
+		for (uint32_t i = 0; i < nouter; i++)
+			if (!outer[i].written)
+				put_begin(cv, l, &outer[i]);
+		put_begin(cv, l, fr);
+	}
+	o = c->origin;
+	if (cv->to_ns && end > o && end - o > cv->to_ns)
+		end = o + cv->to_ns;
+	begin_event(cv, l, 'E', end);
+	fputs(",\"name\":", c->f);
+	json_write_string(c->f, cv->strings[r->name]);
+	put_args(cv, fr, more, nmore, closed);
 	l->nevents++;
 }
 
@@ -328,7 +385,7 @@ static void leave_attrs(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t re
 	if (!s || !s->depth)
 		return;
 	struct ch_frame fr = s->st[--s->depth];
-	put_complete(cv, l, &fr, t, attrs, nattrs, 0);
+	put_region(cv, l, &fr, s->st, s->depth, t, attrs, nattrs, 0);
 }
 
 static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, int closed)
@@ -338,7 +395,7 @@ static void leave(struct cv *cv, struct cv_loc *l, uint64_t t, uint32_t region, 
 	if (!s || !s->depth)
 		return;
 	struct ch_frame fr = s->st[--s->depth];
-	put_complete(cv, l, &fr, t, NULL, 0, closed);
+	put_region(cv, l, &fr, s->st, s->depth, t, NULL, 0, closed);
 }
 
 /* A flow's end ("s" or "f") at t on l; bind "e": to the slice around it. */
@@ -556,7 +613,7 @@ static void gpu_activity(struct cv *cv, struct cv_loc *l, const struct cv_gpu_op
 	for (unsigned i = 0; i < op->nattrs && fr.nattrs < ATTRS_MAX; i++)
 		fr.attrs[fr.nattrs++] = op->attrs[i];
 	uint64_t before = l->nevents;
-	put_complete(cv, l, &fr, op->end, NULL, 0, 0);
+	put_region(cv, l, &fr, NULL, 0, op->end, NULL, 0, 0);
 	if (l->nevents == before || op->host_loc >= cv->nlocs)
 		return;
 	uint64_t id = mix(mix(4, l->process), op->corr ? op->corr : op->start);
