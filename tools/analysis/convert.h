@@ -86,7 +86,7 @@ struct cv_metric {
 
 /* A call site: where a traced call was made (OTF2 SourceCodeLocation). */
 struct cv_scl {
-	uint32_t file, line; /* string ids ("": unknown), line (0: unknown) */
+	uint32_t file, line; /* string id, line; "" and 0 together where either is unknown */
 	uint32_t function;   /* string id of the calling function */
 };
 

@@ -304,18 +304,24 @@ static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_
 	free(members);
 }
 
-/* Call sites and call paths (after the strings and regions). */
+/* Call sites and call paths (after the strings and regions).  A call site whose file or
+ * line is unknown is no SourceCodeLocation: its id stays undefined, and nothing refers to
+ * it (otf2_out.c writes no call-site attribute for it). */
 static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
 {
 	for (uint32_t i = 0; i < cv->nscls; i++)
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteSourceCodeLocation(
-			       g, i, str_ref(cv->scls[i].file), cv->scls[i].line),
-			   "SourceCodeLocation");
+		if (cv->scls[i].line)
+			otf2_check(cv,
+				   OTF2_GlobalDefWriter_WriteSourceCodeLocation(
+				       g, i, str_ref(cv->scls[i].file), cv->scls[i].line),
+				   "SourceCodeLocation");
 	for (uint32_t i = 0; i < cv->nctxs; i++)
 		otf2_check(cv,
 			   OTF2_GlobalDefWriter_WriteCallingContext(
-			       g, i, cv->ctxs[i].region, cv->ctxs[i].scl,
+			       g, i, cv->ctxs[i].region,
+			       cv->ctxs[i].scl < cv->nscls && cv->scls[cv->ctxs[i].scl].line
+				   ? cv->ctxs[i].scl
+				   : OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
 			       cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
 						  : OTF2_UNDEFINED_CALLING_CONTEXT),
 			   "CallingContext");

@@ -282,11 +282,12 @@ static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t,
 			   "Metric");
 		cv->cur_papi = 0;
 	}
-	if (!is_enter || !o->attrs || (!cv->cur_scl && !cv->cur_ctx))
+	/* A call site without file and line is no SourceCodeLocation (otf2_defs.c). */
+	uint32_t scl = cv->cur_scl && cv->scls[cv->cur_scl - 1].line ? cv->cur_scl : 0;
+	if (!is_enter || !o->attrs || (!scl && !cv->cur_ctx))
 		return NULL;
-	if (cv->cur_scl)
-		OTF2_AttributeList_AddSourceCodeLocationRef(o->attrs, ATTR_CALLSITE,
-							    cv->cur_scl - 1);
+	if (scl)
+		OTF2_AttributeList_AddSourceCodeLocationRef(o->attrs, ATTR_CALLSITE, scl - 1);
 	if (cv->cur_ctx)
 		OTF2_AttributeList_AddCallingContextRef(o->attrs, ATTR_CALLPATH, cv->cur_ctx - 1);
 	cv->cur_scl = cv->cur_ctx = 0;
