@@ -575,6 +575,7 @@ void cv_free(struct cv *cv)
 	free(m->regions);
 	free(m->metrics);
 	free(m->scls);
+	free(m->sites);
 	free(m->ctxs);
 	free(m->papis);
 	free(m->comm_refs);

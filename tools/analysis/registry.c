@@ -210,7 +210,7 @@ static uint32_t scl_of(struct cv *cv, const struct rd_process *p, uint64_t ra, u
 	cv_resolve_code(cv, p, ra - 1, &s);
 	int known = s.file && *s.file && s.line; /* a file without its line is no location */
 	struct cv_scl c = {cv_string(cv, known ? s.file : ""), known ? s.line : 0,
-			   cv_string(cv, s.function)};
+			   cv_string(cv, s.function), CV_NO_SITE};
 	*func = c.function;
 	return cv_scl_id(cv, &c);
 }
@@ -232,6 +232,7 @@ uint32_t cv_scl_id(struct cv *cv, const struct cv_scl *cp)
 			return 0;
 		cv->scls = a;
 	}
+	c.site = c.line ? cv->nsites++ : CV_NO_SITE;
 	cv->scls[cv->nscls++] = c;
 	return id + 1;
 }
