@@ -727,7 +727,7 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 			if (k && !*maps[i])
 				u.bad = 1;
 		}
-	if (!u.bad && nsites != mp->nscls) { /* one per call site, or the archive had none */
+	if (!u.bad && nsites != mp->nscls) { /* sites: one per call site */
 		free(mp->sites);
 		mp->sites = NULL;
 		u.bad = 1;
