@@ -63,4 +63,12 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+# trace-report and the Paraver labels use the same names.
+"$BUILD/trace-report" "$WORK/t" >"$WORK/report.txt" || fail "trace-report failed"
+[ "$(grep -c 'openmp *!\$omp parallel striplib_sums (outlined)$' "$WORK/report.txt")" = 2 ] ||
+	fail "trace-report does not list the two outlined regions"
+"$CONVERT" -q -f paraver "$WORK/t" -o "$WORK/pv" || fail "trace2otf2 -f paraver failed"
+[ "$(grep -c '^[0-9]* *!\$omp parallel striplib_sums (outlined)$' "$WORK/pv.pcf")" = 2 ] ||
+	fail "the .pcf does not label the two outlined regions"
+! grep -E ':0(\]|\)|$)' "$WORK/pv.pcf" "$WORK/report.txt" || fail "a location at line 0"
 echo ok
