@@ -86,9 +86,11 @@ struct cv_metric {
 
 /* A call site: where a traced call was made (OTF2 SourceCodeLocation). */
 struct cv_scl {
-	uint32_t file, line; /* string ids ("": unknown), line (0: unknown) */
+	uint32_t file, line; /* string id, line; "" and 0 together where either is unknown */
 	uint32_t function;   /* string id of the calling function */
+	uint32_t site;	     /* its number among those with a line (cv.nsites), else NO_SITE */
 };
+#define CV_NO_SITE UINT32_MAX
 
 /* A frame of a call path (OTF2 CallingContext): the function's region, the line in it, the
  * calling context of its caller (id + 1; 0 for the outermost frame known). */
@@ -391,6 +393,7 @@ struct cv_maps {
 	uint32_t *locs, *comms; /* indices into cv.locs, cv.comms */
 	uint32_t nstrings, nregions, nmetrics, nscls, nctxs, npapis, ncomm_refs, nwins;
 	uint32_t nlocs, ncomms;
+	uint32_t *sites;	  /* call site -> the archive's cv_scl.site (nscls of them) */
 	uint32_t global_nmetrics; /* the archive's metrics (its PAPI classes follow them) */
 };
 
@@ -466,6 +469,7 @@ struct cv {
 
 	struct cv_scl *scls; /* call sites */
 	uint32_t nscls, scls_cap;
+	uint32_t nsites;	   /* call sites with file and line: OTF2's SourceCodeLocations */
 	struct cv_strmap *scl_map; /* key: file:line:function */
 	struct cv_ctx *ctxs;	   /* calling contexts (LIBTRACE_CALLSITE_DEPTH > 1) */
 	uint32_t nctxs, ctxs_cap;

@@ -165,6 +165,7 @@ struct pstate {
 	struct idmap pars;	/* parallel id -> code address, from fork to join */
 	struct idmap levels;	/* parallel id -> nesting level + 1 of the fork */
 	struct idmap tasks;	/* task id -> code address, from creation to completion */
+	struct idmap outliners; /* outlined function -> the call that handed it to libgomp */
 	struct idmap writers;	/* address -> the last task that wrote it (dependences) */
 	struct idmap depends;	/* task id -> string id of the tasks it waits for */
 	struct idmap untied;	/* untied task id -> its task_event identity (omp.c) */

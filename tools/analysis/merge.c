@@ -301,6 +301,7 @@ out:
 	cv_idmap_free(&ps.pars);
 	cv_idmap_free(&ps.levels);
 	cv_idmap_free(&ps.tasks);
+	cv_idmap_free(&ps.outliners);
 	cv_idmap_free(&ps.writers);
 	cv_idmap_free(&ps.depends);
 	cv_idmap_free(&ps.untied);
@@ -574,6 +575,7 @@ void cv_free(struct cv *cv)
 	free(m->regions);
 	free(m->metrics);
 	free(m->scls);
+	free(m->sites);
 	free(m->ctxs);
 	free(m->papis);
 	free(m->comm_refs);

@@ -56,10 +56,14 @@ static enum cv_role omp_role(unsigned c)
  * The region of OpenMP construct c.  Parallel regions and tasks are named after their code
  * as Score-P does: "!$omp parallel @file.c:42" (the outlined function's line, or the call
  * site's for an OMPT return address), "!$omp parallel <function>" without line numbers.
+ * An outlined function that no symbol names (a stripped library keeps only its exported
+ * functions) is named after the code that handed it to the runtime, its parent: "!$omp
+ * parallel @file.c:42" at that call's line, or "!$omp parallel <parent> (outlined)", with
+ * "module+0xOFFSET" of the outlined code as the region's description.
  */
-static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c, uint64_t addr,
-			   int return_address)
+static uint32_t omp_region(struct pstate *ps, unsigned c, uint64_t addr, int return_address)
 {
+	struct cv *cv = ps->cv;
 	const char *what = rd_omp_name(c);
 	struct cv_region r = {0, 0, CV_NO_STRING, 0, omp_role(c), CV_PARADIGM_OPENMP, 0};
 	if (!addr) {
@@ -67,19 +71,55 @@ static uint32_t omp_region(struct cv *cv, const struct rd_process *p, unsigned c
 		return cv_region_id(cv, 'O', what, &r);
 	}
 	struct sym_result s;
-	cv_resolve_code(cv, p, return_address ? addr - 1 : addr, &s);
+	cv_resolve_code(cv, ps->p, return_address ? addr - 1 : addr, &s);
+	int outlined = 0;
+	uint64_t *caller = return_address ? NULL : cv_idmap_get(&ps->outliners, addr, 0);
+	if (!s.symbol && !(s.file && s.line) && caller && *caller) {
+		struct sym_result by;
+		cv_resolve_code(cv, ps->p, *caller - 1, &by);
+		if ((by.file && by.line) || by.symbol) {
+			/* Its own code address stays the description, and keeps two such
+			 * regions of one parent apart. */
+			r.desc = cv_string(cv, s.function) + 1;
+			s = by;
+			outlined = !(by.file && by.line);
+		}
+	}
 	char name[2048];
 	if (s.file && s.line) {
 		const char *base = strrchr(s.file, '/');
 		snprintf(name, sizeof(name), "%s @%s:%u", what, base ? base + 1 : s.file, s.line);
 	} else {
-		snprintf(name, sizeof(name), "%s %s", what, s.function);
+		snprintf(name, sizeof(name), "%s %s%s", what, s.function,
+			 outlined ? " (outlined)" : "");
 	}
 	r.name = cv_string(cv, name);
-	r.canonical = cv_string(cv, s.symbol ? s.symbol : s.function);
-	r.file = s.file ? cv_string(cv, s.file) : CV_NO_STRING;
-	r.line = s.line;
+	if (outlined) { /* not the parent itself: a name of its own */
+		char canonical[2048];
+		snprintf(canonical, sizeof(canonical), "%s (outlined)", s.symbol);
+		r.canonical = cv_string(cv, canonical);
+	} else {
+		r.canonical = cv_string(cv, s.symbol ? s.symbol : s.function);
+	}
+	if (s.file && s.line) { /* a file without a line is no source location */
+		r.file = cv_string(cv, s.file);
+		r.line = s.line;
+	}
+	if (r.desc) {
+		char key[4200];
+		snprintf(key, sizeof(key), "%s\t%s", name, cv->strings[r.desc - 1]);
+		return cv_region_id(cv, 'O', key, &r);
+	}
 	return cv_region_id(cv, 'O', name, &r);
+}
+
+/* An outlined function fn, handed to the runtime by the call that returns to ra: its
+ * parent, which names it where nothing else does (omp_region). */
+static void note_outliner(struct pstate *ps, uint64_t fn, uint64_t ra)
+{
+	uint64_t *a = fn && ra ? cv_idmap_get(&ps->outliners, fn, 1) : NULL;
+	if (a && !*a)
+		*a = ra;
 }
 
 /* The team thread `forker` of process `process` forks at nesting level `level` with `size`
@@ -472,6 +512,8 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		uint64_t *a = cv_idmap_get(&ps->pars, p0, 1);
 		if (a)
 			*a = p1;
+		if (!ps->p->ompt)
+			note_outliner(ps, p1, t->cur.callsite);
 		uint64_t level = 1; /* teams forked inside teams are teams of their own */
 		for (uint32_t i = 0; i < t->depth; i++)
 			level += t->stack[i].fn == FN_OMP(LT_OMP_parallel);
@@ -498,7 +540,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		uint32_t team = team_of(cv, ps->pidx, (uint32_t)(p0 >> 40), lv ? (uint32_t)*lv : 0,
 					(uint32_t)p1, (uint32_t)(l - cv->locs), r->arg);
 		CV_EMIT(cv, team_begin, l, ns, team);
-		uint32_t reg = omp_region(cv, ps->p, LT_OMP_parallel, addr, ompt);
+		uint32_t reg = omp_region(ps, LT_OMP_parallel, addr, ompt);
 		if (omp_enter(ps, l, t, ns, reg, LT_OMP_parallel, p0, team))
 			CV_EMIT(cv, team_end, l, ns, team);
 		break;
@@ -506,7 +548,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 	case LT_REC_OMP_TEAM_END: {
 		/* libgomp: the outlined function returned; the team's barrier follows, where
 		 * the thread may run tasks, until the join (close_teams). */
-		uint32_t reg = omp_region(cv, ps->p, LT_OMP_implicit_barrier, 0, 0);
+		uint32_t reg = omp_region(ps, LT_OMP_implicit_barrier, 0, 0);
 		for (uint32_t i = t->depth; i-- > 0;)
 			if (t->stack[i].fn == FN_OMP(LT_OMP_parallel)) {
 				park_above(ps, t, l, ns, i);
@@ -532,6 +574,8 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 			uint64_t *a = cv_idmap_get(&ps->tasks, p0, 1);
 			if (a)
 				*a = p1;
+			if (!ps->p->ompt)
+				note_outliner(ps, p1, t->cur.callsite);
 			uint32_t team, idx;
 			uint64_t *u = NULL;
 			if ((r->arg & LT_OMP_F_UNTIED) && cv->ops->task_event &&
@@ -539,7 +583,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 			    (u = cv_idmap_get(&ps->untied, p0, 1)))
 				*u = untied = untied_id(team, idx, ++t->task_gen ? t->task_gen : 1);
 		}
-		uint32_t reg = omp_region(cv, ps->p, c, addr, ps->p->ompt);
+		uint32_t reg = omp_region(ps, c, addr, ps->p->ompt);
 		omp_enter(ps, l, t, ns, reg, c, p0, 0);
 		if (untied)
 			task_event(cv, l, ns, CV_TASK_CREATE, untied);
@@ -558,7 +602,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 		break;
 	case LT_REC_OMP_LEAVE: {
 		if (c == LT_OMP_unset_lock || c == LT_OMP_unset_nest_lock) {
-			uint32_t reg = omp_region(cv, ps->p, c, 0, 0);
+			uint32_t reg = omp_region(ps, c, 0, 0);
 			CV_EMIT(cv, enter, l, ns, reg);
 			if (p0)
 				cv_lock_event(ps, l, t, ns, 0, p0, CV_PARADIGM_OPENMP);
@@ -587,7 +631,7 @@ void cv_omp_record(struct pstate *ps, struct tstate *t, struct cv_loc *l, uint64
 			addr = a ? *a : 0;
 			ompt = 1;
 		}
-		uint32_t reg = omp_region(cv, ps->p, LT_OMP_task, addr, ompt);
+		uint32_t reg = omp_region(ps, LT_OMP_task, addr, ompt);
 		uint64_t *u = cv_idmap_get(&ps->untied, p0, 0);
 		if (u && *u)
 			task_event(cv, l, ns, CV_TASK_SWITCH, *u);

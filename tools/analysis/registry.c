@@ -158,8 +158,8 @@ uint32_t cv_code_region(struct cv *cv, const struct rd_process *p, uint64_t addr
 	}
 	struct cv_region r = {cv_string(cv, name),
 			      cv_string(cv, s.symbol ? s.symbol : s.function),
-			      s.file ? cv_string(cv, s.file) : CV_NO_STRING,
-			      s.line,
+			      s.file && s.line ? cv_string(cv, s.file) : CV_NO_STRING,
+			      s.file ? s.line : 0,
 			      CV_ROLE_FUNCTION,
 			      CV_PARADIGM_USER,
 			      0};
@@ -208,7 +208,9 @@ static uint32_t scl_of(struct cv *cv, const struct rd_process *p, uint64_t ra, u
 {
 	struct sym_result s;
 	cv_resolve_code(cv, p, ra - 1, &s);
-	struct cv_scl c = {cv_string(cv, s.file ? s.file : ""), s.line, cv_string(cv, s.function)};
+	int known = s.file && *s.file && s.line; /* a file without its line is no location */
+	struct cv_scl c = {cv_string(cv, known ? s.file : ""), known ? s.line : 0,
+			   cv_string(cv, s.function), CV_NO_SITE};
 	*func = c.function;
 	return cv_scl_id(cv, &c);
 }
@@ -230,6 +232,7 @@ uint32_t cv_scl_id(struct cv *cv, const struct cv_scl *cp)
 			return 0;
 		cv->scls = a;
 	}
+	c.site = c.line ? cv->nsites++ : CV_NO_SITE;
 	cv->scls[cv->nscls++] = c;
 	return id + 1;
 }

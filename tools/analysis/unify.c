@@ -673,24 +673,32 @@ static int copy_procs(struct cv *g, const struct cv *cv, const struct img *self)
 	return 0;
 }
 
-/* Rank 0: every rank's maps, one after the other (struct cv_maps: MAPS of them). */
-#define MAPS 10
-static void pack_maps(const struct img *im, int n, int failed, uint32_t nmetrics, struct cv_pack *k)
+/* Rank 0: every rank's maps, one after the other (struct cv_maps: MAPS of them); g: the
+ * archive's definitions, or NULL. */
+#define MAPS 11
+static void pack_maps(const struct img *im, int n, int failed, const struct cv *g,
+		      struct cv_pack *k)
 {
 	cv_put32(k, (uint32_t)failed);
-	cv_put32(k, nmetrics);
+	cv_put32(k, g ? g->nmetrics : 0);
 	for (int r = 0; r < n; r++) {
 		const struct img *m = &im[r];
-		const uint32_t *maps[] = {m->smap, m->rmap,   m->mmap, m->scmap, m->cxmap,
-					  m->pmap, m->refmap, m->wmap, m->lmap,	 m->cmap};
-		const uint32_t lens[] = {m->nstrings, m->nregions, m->nmetrics,	  m->nscls,
-					 m->nctxs,    m->npapis,   m->ncomm_refs, m->nwins,
-					 m->nlocs,    m->ncomms};
+		uint32_t *sites = g && m->scmap ? malloc((m->nscls + 1) * sizeof(*sites)) : NULL;
+		for (uint32_t i = 0; sites && i < m->nscls; i++)
+			sites[i] = m->scmap[i] < g->nscls ? g->scls[m->scmap[i]].site : CV_NO_SITE;
+		if (g && m->scmap && m->nscls && !sites)
+			k->oom = 1;
+		const uint32_t *maps[] = {m->smap,   m->rmap, m->mmap, m->scmap, m->cxmap, m->pmap,
+					  m->refmap, m->wmap, m->lmap, m->cmap,	 sites};
+		const uint32_t lens[] = {m->nstrings, m->nregions, m->nmetrics,		m->nscls,
+					 m->nctxs,    m->npapis,   m->ncomm_refs,	m->nwins,
+					 m->nlocs,    m->ncomms,   sites ? m->nscls : 0};
 		for (int i = 0; i < MAPS; i++) {
 			cv_put32(k, lens[i]);
 			if (maps[i])
 				cv_put(k, maps[i], lens[i] * sizeof(uint32_t));
 		}
+		free(sites);
 	}
 }
 
@@ -700,10 +708,13 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 	*failed = (int)cv_get32(&u);
 	struct cv_maps *mp = &cv->maps;
 	mp->global_nmetrics = cv_get32(&u);
-	uint32_t **maps[] = {&mp->strings, &mp->regions,   &mp->metrics, &mp->scls, &mp->ctxs,
-			     &mp->papis,   &mp->comm_refs, &mp->wins,	 &mp->locs, &mp->comms};
-	uint32_t *lens[] = {&mp->nstrings, &mp->nregions,   &mp->nmetrics, &mp->nscls, &mp->nctxs,
-			    &mp->npapis,   &mp->ncomm_refs, &mp->nwins,	   &mp->nlocs, &mp->ncomms};
+	uint32_t nsites = 0;
+	uint32_t **maps[] = {&mp->strings, &mp->regions, &mp->metrics,	 &mp->scls,
+			     &mp->ctxs,	   &mp->papis,	 &mp->comm_refs, &mp->wins,
+			     &mp->locs,	   &mp->comms,	 &mp->sites};
+	uint32_t *lens[] = {&mp->nstrings, &mp->nregions, &mp->nmetrics,   &mp->nscls,
+			    &mp->nctxs,	   &mp->npapis,	  &mp->ncomm_refs, &mp->nwins,
+			    &mp->nlocs,	   &mp->ncomms,	  &nsites};
 	for (int r = 0; r < n && !u.bad; r++)
 		for (int i = 0; i < MAPS && !u.bad; i++) {
 			uint32_t k = cv_get32(&u);
@@ -716,6 +727,11 @@ static int unpack_maps(struct cv *cv, const void *buf, size_t len, int n, int *f
 			if (k && !*maps[i])
 				u.bad = 1;
 		}
+	if (!u.bad && nsites != mp->nscls) { /* sites: one per call site */
+		free(mp->sites);
+		mp->sites = NULL;
+		u.bad = 1;
+	}
 	return u.bad ? -1 : 0;
 }
 
@@ -754,7 +770,7 @@ int cv_unify(struct cv *cv, int failed)
 			free(g);
 		}
 		any_failed |= bad;
-		pack_maps(im, im ? n : 0, any_failed, cv->global ? cv->global->nmetrics : 0, &maps);
+		pack_maps(im, im ? n : 0, any_failed, cv->global, &maps);
 		for (int r = 0; im && r < n; r++)
 			img_free(&im[r]);
 		free(im);

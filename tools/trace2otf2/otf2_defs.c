@@ -304,21 +304,29 @@ static void write_gpu_groups(struct cv *cv, OTF2_GlobalDefWriter *g, uint32_t s_
 	free(members);
 }
 
-/* Call sites and call paths (after the strings and regions). */
+/* Call sites and call paths (after the strings and regions).  Only the call sites with a
+ * file and a line are SourceCodeLocations, numbered by cv_scl.site; a path's frame
+ * without them has none. */
 static void write_callsites(struct cv *cv, OTF2_GlobalDefWriter *g)
 {
 	for (uint32_t i = 0; i < cv->nscls; i++)
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteSourceCodeLocation(
-			       g, i, str_ref(cv->scls[i].file), cv->scls[i].line),
-			   "SourceCodeLocation");
+		if (cv->scls[i].site != CV_NO_SITE)
+			otf2_check(
+			    cv,
+			    OTF2_GlobalDefWriter_WriteSourceCodeLocation(
+				g, cv->scls[i].site, str_ref(cv->scls[i].file), cv->scls[i].line),
+			    "SourceCodeLocation");
 	for (uint32_t i = 0; i < cv->nctxs; i++)
-		otf2_check(cv,
-			   OTF2_GlobalDefWriter_WriteCallingContext(
-			       g, i, cv->ctxs[i].region, cv->ctxs[i].scl,
-			       cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
-						  : OTF2_UNDEFINED_CALLING_CONTEXT),
-			   "CallingContext");
+		otf2_check(
+		    cv,
+		    OTF2_GlobalDefWriter_WriteCallingContext(
+			g, i, cv->ctxs[i].region,
+			cv->ctxs[i].scl < cv->nscls && cv->scls[cv->ctxs[i].scl].site != CV_NO_SITE
+			    ? cv->scls[cv->ctxs[i].scl].site
+			    : OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+			cv->ctxs[i].parent ? cv->ctxs[i].parent - 1
+					   : OTF2_UNDEFINED_CALLING_CONTEXT),
+		    "CallingContext");
 	if (cv->sample_period) /* stack samples: one period of each thread's CPU time */
 		otf2_check(cv,
 			   OTF2_GlobalDefWriter_WriteInterruptGenerator(

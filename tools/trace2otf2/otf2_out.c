@@ -282,11 +282,12 @@ static OTF2_AttributeList *decorate(struct cv *cv, struct cv_loc *l, uint64_t t,
 			   "Metric");
 		cv->cur_papi = 0;
 	}
-	if (!is_enter || !o->attrs || (!cv->cur_scl && !cv->cur_ctx))
+	/* A call site without file and line is no SourceCodeLocation (otf2_defs.c). */
+	uint32_t site = cv->cur_scl ? cv->scls[cv->cur_scl - 1].site : CV_NO_SITE;
+	if (!is_enter || !o->attrs || (site == CV_NO_SITE && !cv->cur_ctx))
 		return NULL;
-	if (cv->cur_scl)
-		OTF2_AttributeList_AddSourceCodeLocationRef(o->attrs, ATTR_CALLSITE,
-							    cv->cur_scl - 1);
+	if (site != CV_NO_SITE)
+		OTF2_AttributeList_AddSourceCodeLocationRef(o->attrs, ATTR_CALLSITE, site);
 	if (cv->cur_ctx)
 		OTF2_AttributeList_AddCallingContextRef(o->attrs, ATTR_CALLPATH, cv->cur_ctx - 1);
 	cv->cur_scl = cv->cur_ctx = 0;
@@ -923,12 +924,21 @@ static void write_mappings(struct cv *cv, OTF2_DefWriter *d, const uint32_t *cla
 	} plain[] = {
 	    {OTF2_MAPPING_STRING, m->strings, m->nstrings},
 	    {OTF2_MAPPING_REGION, m->regions, m->nregions},
-	    {OTF2_MAPPING_SOURCE_CODE_LOCATION, m->scls, m->nscls},
 	    {OTF2_MAPPING_CALLING_CONTEXT, m->ctxs, m->nctxs},
 	    {OTF2_MAPPING_RMA_WIN, m->wins, m->nwins},
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		write_mapping(cv, d, plain[i].type, plain[i].map, plain[i].n);
+	/* SourceCodeLocations: this rank's call sites with a line, by their own numbers. */
+	uint32_t *sites = malloc((cv->nsites + 1) * sizeof(*sites));
+	for (uint32_t i = 0; sites && m->sites && i < cv->nscls && i < m->nscls; i++)
+		if (cv->scls[i].site < cv->nsites)
+			sites[cv->scls[i].site] = m->sites[i];
+	if (!sites)
+		otf2_check(cv, OTF2_ERROR_MEM_ALLOC_FAILED, "MappingTable");
+	else if (m->sites)
+		write_mapping(cv, d, OTF2_MAPPING_SOURCE_CODE_LOCATION, sites, cv->nsites);
+	free(sites);
 	if (m->ncomm_refs && !m->comm_refs)
 		return; /* cv_unify failed */
 	uint32_t nc = (uint32_t)cv->max_procs + m->ncomm_refs;
