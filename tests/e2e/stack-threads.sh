@@ -31,6 +31,7 @@ for line in subprocess.run([dump, trace], capture_output=True, text=True).stdout
     if len(f) < 4 or f[3] != "STACK":
         continue
     n += 1
+    assert any(x.startswith("frames=") for x in f), "trace-dump prints no frames: " + line
     pcs = [int(x, 16) for x in f[4:] if x.startswith("0x")]
     if any(lo <= pc < hi for pc in pcs for lo, hi in ours.get(f[0], [])):
         mine += 1
