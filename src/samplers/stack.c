@@ -264,9 +264,11 @@ static void say_blocked(uint32_t index, uint32_t tid, uint64_t count)
 /* On the thread t itself: a pending sample means the signal is blocked here. */
 static void check_self(struct lt_thread *t, uint64_t word)
 {
-	sigset_t pending;
+	sigset_t pending, mask;
 	struct timespec cpu;
-	if (sigpending(&pending) || !sigismember(&pending, LT_STACK_SIGNAL) ||
+	/* (both: one that is pending and not blocked comes as the system call returns) */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) || !sigismember(&mask, LT_STACK_SIGNAL) ||
+	    sigpending(&pending) || !sigismember(&pending, LT_STACK_SIGNAL) ||
 	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
 		return;
 	say_blocked(t->index, t->tid,
@@ -318,11 +320,18 @@ static void note_live(struct lt_thread *t, void *arg)
 		live[nlive++] = (struct live){t->index, t->tid, w};
 }
 
-/* Whether thread tid holds the signal pending (it blocks it): its SigPnd line in
- * /proc/self/task/TID/status, a hexadecimal mask of signal numbers - 1. */
+/* Whether the signal is in the mask of a status file's line `key` (hexadecimal, bit n - 1 for
+ * signal n). */
+static int has_signal(const char *status, const char *key)
+{
+	const char *p = strstr(status, key);
+	return p && (strtoull(p + strlen(key), NULL, 16) >> (LT_STACK_SIGNAL - 1) & 1);
+}
+
+/* Whether thread tid blocks the signal and holds it pending (/proc/self/task/TID/status). */
 static int pending_on(uint32_t tid)
 {
-	char path[64] = "/proc/self/task/", digits[12], buf[2048];
+	char path[64] = "/proc/self/task/", digits[12], buf[4096];
 	size_t at = strlen(path), k = 0;
 	do
 		digits[k++] = (char)('0' + tid % 10);
@@ -338,11 +347,7 @@ static int pending_on(uint32_t tid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	const char *p = strstr(buf, "\nSigPnd:");
-	if (!p)
-		return 0;
-	uint64_t mask = strtoull(p + 8, NULL, 16);
-	return (int)(mask >> (LT_STACK_SIGNAL - 1) & 1);
+	return has_signal(buf, "\nSigPnd:") && has_signal(buf, "\nSigBlk:");
 }
 
 /* The end: the tracer's own exit is not the program; the threads still alive that block
