@@ -315,7 +315,7 @@ static size_t nlive;
 static void note_live(struct lt_thread *t, void *arg)
 {
 	(void)arg;
-	uint64_t w = lt_local(t, &lt_module_stack)->n;
+	uint64_t w = __atomic_load_n(&lt_local(t, &lt_module_stack)->n, __ATOMIC_RELAXED);
 	if ((w & TIMER_MASK) && nlive < LIVE_MAX)
 		live[nlive++] = (struct live){t->index, t->tid, w};
 }
