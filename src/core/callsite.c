@@ -28,7 +28,7 @@ int lt_callsite_depth;
 /* This library's code: frames in it (the trampolines that run a thread's start routine or
  * a parallel runtime's outlined function) are the tracer's, not the program's, and are passed over.
  */
-static uintptr_t self_lo, self_hi;
+uintptr_t lt_self_lo, lt_self_hi;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -39,8 +39,8 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
 		    me < lo + ph->p_memsz) {
-			__atomic_store_n(&self_lo, lo, __ATOMIC_RELAXED);
-			__atomic_store_n(&self_hi, lo + ph->p_memsz, __ATOMIC_RELAXED);
+			__atomic_store_n(&lt_self_lo, lo, __ATOMIC_RELAXED);
+			__atomic_store_n(&lt_self_hi, lo + ph->p_memsz, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -50,8 +50,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 void lt_callsite_init(int depth)
 {
 	lt_callsite_depth = depth;
-	if (depth >= 2)
-		dl_iterate_phdr(find_self, (void *)(uintptr_t)lt_callsite_deep);
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)lt_callsite_deep);
 }
 
 /* Where the walk must stop: the top of the thread's stack.  Found without the C library's
@@ -77,8 +76,8 @@ void lt_callsite_deep(struct lt_thread *t, uint64_t ts)
 	/* The caller's frames lie above this function's own (the stack grows down). */
 	uintptr_t lo = (uintptr_t)frames, hi = t->stack_hi;
 	uintptr_t fp = t->cs_fp;
-	uintptr_t self0 = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
-	uintptr_t self1 = __atomic_load_n(&self_hi, __ATOMIC_RELAXED);
+	uintptr_t self0 = __atomic_load_n(&lt_self_lo, __ATOMIC_RELAXED);
+	uintptr_t self1 = __atomic_load_n(&lt_self_hi, __ATOMIC_RELAXED);
 	if (lo < t->stack_lo)
 		lo = t->stack_lo;
 	while (n < want && hi) {

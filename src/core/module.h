@@ -247,6 +247,9 @@ LT_HIDDEN void lt_thread_map_put(unsigned long handle, uint32_t index);
 LT_HIDDEN uint32_t lt_thread_map_get(unsigned long handle, int remove);
 /* The live threads' indices and tids (at most max).  The count. */
 LT_HIDDEN size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max);
+/* Calls fn(t, arg) on each live thread, under the registry's lock: fn takes no lock, makes no
+ * system call and records nothing. */
+LT_HIDDEN void lt_thread_each(void (*fn)(struct lt_thread *t, void *arg), void *arg);
 
 /* strings.c */
 LT_HIDDEN uint32_t lt_string_id(struct lt_thread *t, const char *s);
@@ -444,6 +447,14 @@ extern LT_HIDDEN int lt_callsite_depth; /* LIBTRACE_CALLSITE_DEPTH once init is 
 LT_HIDDEN void lt_callsite_deep(struct lt_thread *t, uint64_t ts);
 LT_HIDDEN void lt_callsite_thread(struct lt_thread *t); /* notes the thread's stack bounds */
 LT_HIDDEN void lt_callsite_init(int depth);		/* at init: LIBTRACE_CALLSITE_DEPTH */
+/* This library's code, [lt_self_lo, lt_self_hi) (found at init): frames in it are the
+ * tracer's (wrappers, the trampolines of start routines and outlined functions). */
+extern LT_HIDDEN uintptr_t lt_self_lo, lt_self_hi;
+static inline int lt_self_code(uintptr_t pc)
+{
+	return pc >= __atomic_load_n(&lt_self_lo, __ATOMIC_RELAXED) &&
+	       pc < __atomic_load_n(&lt_self_hi, __ATOMIC_RELAXED);
+}
 
 #if defined(__x86_64__)
 #define LT_FRAME_REGISTER()                                    \

@@ -254,6 +254,14 @@ size_t lt_thread_list(uint32_t *index, uint32_t *tid, size_t max)
 	return n;
 }
 
+void lt_thread_each(void (*fn)(struct lt_thread *t, void *arg), void *arg)
+{
+	lt_lock(&reg_lock);
+	for (struct lt_thread *t = live; t; t = t->next_live)
+		fn(t, arg);
+	lt_unlock(&reg_lock);
+}
+
 /*
  * After fork, only the forking thread lives on.  The others' states, and the forking
  * thread's own, are zero pages in the child (MADV_WIPEONFORK) and are left behind.

@@ -734,6 +734,9 @@ enum lt_omp_dep {
  *   callsite_depth N             frames per call site at most (frame 1 in the record,
  *                                up to N - 1 in a CALLSITE record)
  *   sampler_off NAME ESCAPED     a sampler that could not run, and why (said once)
+ *   stack_blocked THREAD TID N   thread THREAD (kernel id TID) blocked the stack sampling
+ *                                signal: N samples it would have had were not taken
+ *                                (said at its end, or at exit while it lived)
  *   mpi_rank R                   the process is MPI rank R of COMM_WORLD (1.4): from the
  *                                launcher's variables at start, confirmed at MPI_Init
  *   mpi_size N                   the size of COMM_WORLD (at MPI_Init)
@@ -811,6 +814,7 @@ enum lt_omp_dep {
 #define LT_META_MAIN	       "main"
 #define LT_META_MODE	       "mode"		/* flight <ring bytes per thread> (1.9) */
 #define LT_META_STACK	       "stack_sampling" /* <period ns>: STACK records may follow */
+#define LT_META_STACK_BLOCKED  "stack_blocked"	/* THREAD TID COUNT: samples not taken */
 #define LT_META_DROPPED	       "dropped"
 #define LT_META_PAUSED	       "paused"
 

@@ -16,15 +16,22 @@
  * while the tracer runs on the thread (its guard: the record being written is whole) or the
  * thread is inside dlopen or dlclose (libunwind walks the loader's lists, which are being
  * changed then), keeps errno, and ignores the signal when someone else sent it.  A thread that
- * blocks the signal is not sampled.  Timers are per thread and not inherited: a forked child's
- * thread gets its own when it registers; before exec the calling thread's timer goes and a pending
- * sample is taken out of the way (exec keeps pending signals, and the new program would die of it).
+ * blocks the signal is not sampled: the kernel keeps the signal pending, and what its timer
+ * reached meanwhile is told when the thread ends, or at exit for the threads still alive
+ * (stack_blocked meta lines: the periods of CPU time the thread used that no signal came for).
+ * The frames of this library itself (wrappers, trampolines) are left out of the samples: the
+ * program's and its libraries' frames are kept.  Timers are per thread and not inherited: a forked
+ * child's thread gets its own when it registers; before exec the calling thread's timer goes and a
+ * pending sample is taken out of the way (exec keeps pending signals, and the new program would die
+ * of it).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -43,9 +50,14 @@
 
 #define LT_STACK_SIGNAL (SIGRTMAX - 7)
 
-static uint64_t period;	     /* ns of CPU time; 0: off */
+static uint64_t period; /* ns of CPU time; 0: off */
+/* The module's per-thread word: the thread's timer id + 1 in the low 32 bits (0: none), the
+ * periods its signals stood for in the high 32 (taken, or dropped while the tracer ran). */
+#define TIMER_MASK 0xffffffffull
 static int ready;	     /* the handler is installed and libunwind loaded */
 static volatile int stopped; /* the process ends: the tracer's own exit is not the program */
+
+extern const struct lt_module lt_module_stack;
 
 #if HAVE_UNWIND
 static struct {
@@ -135,7 +147,10 @@ static void sample(struct lt_thread *t, void *uc, int overrun)
 {
 	uint64_t ips[LT_STACK_MAX];
 	int early = 0;
-	unsigned n = unwind(uc, ips, &early);
+	unsigned got = unwind(uc, ips, &early), n = 0;
+	for (unsigned i = 0; i < got; i++)
+		if (!lt_self_code((uintptr_t)ips[i]))
+			ips[n++] = ips[i];
 	if (!n)
 		return;
 	unsigned words = 2 + n;
@@ -154,6 +169,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return; /* not our timer's */
 	int saved = errno;
 	struct lt_thread *t = lt_self;
+	if (t) {
+		union lt_local *w = lt_local(t, &lt_module_stack);
+		uint64_t had =
+		    (w->n >> 32) + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0) + 1;
+		if (had > UINT32_MAX)
+			had = UINT32_MAX;
+		__atomic_store_n(&w->n, (w->n & TIMER_MASK) | had << 32, __ATOMIC_RELAXED);
+	}
 	if (t && !t->guard && !stopped && !lt_in_loader && lt_state == LT_STATE_ON) {
 		lt_guard_take(t);
 		sample(t, uc, si->si_overrun);
@@ -190,8 +213,6 @@ static void start(int forked)
 #endif
 }
 
-extern const struct lt_module lt_module_stack;
-
 /* The thread's timer: its id + 1 in the module's per-thread word (0: none). */
 static void thread_start(struct lt_thread *t)
 {
@@ -224,14 +245,43 @@ static void thread_start(struct lt_thread *t)
 		timer_delete(timer);
 		return;
 	}
-	lt_local(t, &lt_module_stack)->n = (uint64_t)(uintptr_t)timer + 1;
+	lt_local(t, &lt_module_stack)->n = ((uint64_t)(uintptr_t)timer & TIMER_MASK) + 1;
+}
+
+/* The samples a thread that blocks the signal did not give: the periods of CPU time it used
+ * (cpu_ns) that no signal stood for (word: its per-thread word). */
+static uint64_t not_taken(uint64_t word, uint64_t cpu_ns)
+{
+	uint64_t due = cpu_ns / period, had = word >> 32;
+	return due > had ? due - had : 1; /* pending: one at least */
+}
+
+static void say_blocked(uint32_t index, uint32_t tid, uint64_t count)
+{
+	lt_meta_line(LT_META_STACK_BLOCKED " %u %u %llu", index, tid, (unsigned long long)count);
+}
+
+/* On the thread t itself: a pending sample means the signal is blocked here. */
+static void check_self(struct lt_thread *t, uint64_t word)
+{
+	sigset_t pending, mask;
+	struct timespec cpu;
+	/* (both: one that is pending and not blocked comes as the system call returns) */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) || !sigismember(&mask, LT_STACK_SIGNAL) ||
+	    sigpending(&pending) || !sigismember(&pending, LT_STACK_SIGNAL) ||
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+		return;
+	say_blocked(t->index, t->tid,
+		    not_taken(word, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec));
 }
 
 static void thread_end(struct lt_thread *t)
 {
 	union lt_local *w = lt_local(t, &lt_module_stack);
-	if (w->n) {
-		timer_delete((timer_t)(uintptr_t)(w->n - 1));
+	if (w->n & TIMER_MASK) {
+		if (t == lt_self && !stopped)
+			check_self(t, w->n);
+		timer_delete((timer_t)(uintptr_t)((w->n & TIMER_MASK) - 1));
 		w->n = 0;
 	}
 }
@@ -254,9 +304,77 @@ static void before_exec(void)
 	}
 }
 
+/* The threads alive at exit, as end_flush found them. */
+#define LIVE_MAX 1024
+static struct live {
+	uint32_t index, tid;
+	uint64_t word;
+} live[LIVE_MAX];
+static size_t nlive;
+
+static void note_live(struct lt_thread *t, void *arg)
+{
+	(void)arg;
+	uint64_t w = __atomic_load_n(&lt_local(t, &lt_module_stack)->n, __ATOMIC_RELAXED);
+	if ((w & TIMER_MASK) && nlive < LIVE_MAX)
+		live[nlive++] = (struct live){t->index, t->tid, w};
+}
+
+/* Whether the signal is in the mask of a status file's line `key` (hexadecimal, bit n - 1 for
+ * signal n). */
+static int has_signal(const char *status, const char *key)
+{
+	const char *p = strstr(status, key);
+	return p && (strtoull(p + strlen(key), NULL, 16) >> (LT_STACK_SIGNAL - 1) & 1);
+}
+
+/* Whether thread tid blocks the signal and holds it pending (/proc/self/task/TID/status). */
+static int pending_on(uint32_t tid)
+{
+	char path[64] = "/proc/self/task/", digits[12], buf[4096];
+	size_t at = strlen(path), k = 0;
+	do
+		digits[k++] = (char)('0' + tid % 10);
+	while ((tid /= 10) && k < sizeof(digits));
+	while (k)
+		path[at++] = digits[--k];
+	memcpy(path + at, "/status", sizeof("/status"));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return has_signal(buf, "\nSigPnd:") && has_signal(buf, "\nSigBlk:");
+}
+
+/* The end: the tracer's own exit is not the program; the threads still alive that block
+ * the signal are said. */
 static void end_flush(void)
 {
 	stopped = 1;
+	if (!ready)
+		return;
+	nlive = 0;
+	lt_thread_each(note_live, NULL);
+	for (size_t i = 0; i < nlive; i++) {
+		const struct live *l = &live[i];
+		struct lt_thread *me = lt_self;
+		if (me && me->index == l->index) {
+			check_self(me, l->word);
+			continue;
+		}
+		/* Another thread's CPU-time clock, as glibc's pthread_getcpuclockid makes it. */
+		clockid_t clock = (clockid_t)(~l->tid << 3 | 6);
+		struct timespec cpu;
+		if (!pending_on(l->tid) || clock_gettime(clock, &cpu))
+			continue;
+		say_blocked(
+		    l->index, l->tid,
+		    not_taken(l->word, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec));
+	}
 }
 
 LT_MODULE(stack) = {

@@ -165,6 +165,10 @@ child = [k for k in samples if k[0] != parent and samples[k] > 0]
 assert child, "the forked child has no samples: %s" % samples
 print("blocked thread: 0 samples; main %d; child %d" % (samples[(parent, "0")], samples[child[0]]))
 PY
+# ... and is said when it ends: its 200 ms of CPU time are 2000 periods of 100 us.
+blocked=$(awk '$1 == "stack_blocked" && $2 == 1 { print $4 }' "$WORK"/blocked.trace/*/meta)
+[ "${blocked:-0}" -ge 1000 ] || fail "the blocked thread's samples not taken: '$blocked'"
+echo "blocked thread: $blocked samples not taken"
 # OpenMP tasks (untied ones move between threads under libomp) with samples: task switches
 # and calling contexts together; the tasks stay whole, the samples the same in the archive.
 occ=gcc

@@ -429,7 +429,8 @@ uint32_t cv_context(struct cv *cv, uint32_t reg, uint32_t scl, uint32_t parent);
  * most LT_STACK_MAX): all of them, or, when the thread's outermost open region is `bottom`
  * (a region id; UINT32_MAX: none) and that is a function the stack holds (main, a start
  * routine), those after that function's frame (the C library's frames below it and the
- * function itself are its region).  Returns their number.
+ * function itself are its region; an OpenMP parallel region, named after its outlined
+ * function, keeps that function's frame: the runtime's below it go).  Returns their number.
  */
 unsigned cv_sample_frames(const struct cv *cv, uint32_t ctx, uint32_t bottom, uint32_t *out);
 

@@ -465,6 +465,16 @@ int cv_convert(struct cv *cv, char **dirs, int ndirs, rd_warn_fn warn, void *wct
 		cv_kokkos_metadata(cv, &p);
 		for (size_t k = 0; k < p.nsampler_off; k++)
 			cv_add_note(cv, "sampler", p.sampler_off[2 * k], p.sampler_off[2 * k + 1]);
+		for (size_t k = 0; k < p.nstack_blocked; k++) {
+			const struct rd_lost *b = &p.stack_blocked[k];
+			char text[PATH_MAX + 200];
+			snprintf(
+			    text, sizeof(text),
+			    "stack sampling: %s thread %u (tid %u) blocked the sampling signal: "
+			    "%" PRIu64 " samples not taken",
+			    name, b->thread, b->cause, b->count);
+			cv_note(cv, text);
+		}
 		for (size_t k = 0; k < p.ngpu_off; k++)
 			cv_add_note(cv, "gpu", p.gpu_off[2 * k], p.gpu_off[2 * k + 1]);
 		if (p.gpu[0])

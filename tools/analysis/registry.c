@@ -413,8 +413,12 @@ unsigned cv_sample_frames(const struct cv *cv, uint32_t ctx, uint32_t bottom, ui
 	if (bottom == UINT32_MAX || bottom >= cv->nregions)
 		return n;
 	uint32_t name = cv->regions[bottom].canonical;
+	/* An OpenMP worker's outermost region is the parallel region, named after its outlined
+	 * function: that function stays, the runtime's frames below it go. */
+	unsigned keep = cv->regions[bottom].paradigm == CV_PARADIGM_OPENMP;
 	for (unsigned i = 0; i < n; i++)
 		if (cv->regions[cv->ctxs[out[i] - 1].region].canonical == name) {
+			i -= keep;
 			memmove(out, out + i + 1, (n - i - 1) * sizeof(*out));
 			return n - i - 1;
 		}

@@ -460,6 +460,9 @@ static int parse_meta(struct rd_process *p, rd_warn_fn warn, void *ctx, char *er
 				p->flight = 1;
 		} else if (!strcmp(line, LT_META_STACK)) {
 			p->stack_period = strtoull(val, NULL, 10);
+		} else if (!strcmp(line, LT_META_STACK_BLOCKED)) {
+			if (add_count(&p->stack_blocked, &p->nstack_blocked, val, UINT_MAX))
+				warnf(warn, ctx, p, "%s:%d: bad %s line", path, lineno, line);
 		} else if (!strcmp(line, LT_META_KOKKOS)) {
 			p->kokkos_version = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, LT_META_KOKKOS_END)) {
@@ -1321,6 +1324,7 @@ void rd_process_close(struct rd_process *p)
 	free(p->syncs);
 	free(p->lost);
 	free(p->dropped);
+	free(p->stack_blocked);
 	free(p->written);
 	free(p->chunks);
 	free(p->threads);

@@ -85,8 +85,11 @@ struct rd_process {
 	} mpi_clock[4]; /* "mpi_clock" lines: offsets to rank 0, in time order */
 	size_t nmpi_clock;
 	int ompt; /* "openmp ompt": its OpenMP code addresses are call sites (return addresses) */
-	int main_recorded;	   /* "main 1": MAIN records say when main began and returned */
-	uint64_t stack_period;	   /* "stack_sampling": ns of CPU time between stack samples */
+	int main_recorded;	       /* "main 1": MAIN records say when main began and returned */
+	uint64_t stack_period;	       /* "stack_sampling": ns of CPU time between stack samples */
+	struct rd_lost *stack_blocked; /* "stack_blocked THREAD TID N": cause is the tid, count N
+					* samples not taken (the thread blocked the signal) */
+	size_t nstack_blocked;
 	uint64_t end_ticks;	   /* and when */
 	uint64_t ending_ticks;	   /* "ending": when the tracer's own end began (0: unknown) */
 	uint64_t kokkos_version;   /* "kokkos": Kokkos called our tool, with this interface */

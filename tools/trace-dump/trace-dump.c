@@ -308,6 +308,13 @@ static int print_record(void *ctx, const struct rd_process *p, const struct rd_t
 		if (npl >= 1)
 			fprintf(d->out, " thread=%llu", (unsigned long long)pl[0]);
 		break;
+	case LT_REC_STACK:
+		/* the CPU time it stands for, whether the unwinding stopped early, the code
+		 * addresses, innermost first */
+		fprintf(d->out, " ns=%u early=%u frames=%u", r->arg, (unsigned)r->sub, npl);
+		for (unsigned i = 0; i < npl; i++)
+			fprintf(d->out, " 0x%llx", (unsigned long long)pl[i]);
+		break;
 	case LT_REC_LOST:
 		fprintf(d->out, " cause=%s count=%llu", lost_cause_name(r->sub),
 			npl ? (unsigned long long)pl[LT_W_LOST_COUNT] : 0ull);

@@ -511,6 +511,13 @@ static void write_tree(FILE *f, const struct rp_samples *s)
 static void write_samples(FILE *f, const struct rp_run *r, size_t top)
 {
 	const struct rp_samples *s = &r->samples;
+	if (s->nblocked)
+		fputc('\n', f);
+	for (size_t i = 0; i < s->nblocked; i++)
+		fprintf(f,
+			"Warning: thread %s (tid %u) blocked the sampling signal: %" PRIu64
+			" samples not taken\n",
+			s->blocked[i].thread, s->blocked[i].tid, s->blocked[i].not_taken);
 	if (!s->count)
 		return;
 	char cpu[32];

@@ -373,6 +373,9 @@ void rp_run_free(struct rp_run *run)
 	free_rows(run->samples.functions, run->samples.nfunctions);
 	free_rows(run->samples.regions, run->samples.nregions);
 	free_rows(run->samples.paths, run->samples.npaths);
+	for (size_t i = 0; i < run->samples.nblocked; i++)
+		free(run->samples.blocked[i].thread);
+	free(run->samples.blocked);
 	struct rp_meta *m = &run->meta;
 	free(m->program);
 	free(m->executable);
@@ -439,6 +442,8 @@ struct pinfo {
 	char **args;
 	size_t nargs;
 	int clock_tsc;
+	struct rd_lost *blocked; /* "stack_blocked": thread, tid (cause), samples not taken */
+	size_t nblocked;
 };
 
 static void pinfo_free(struct pinfo *pi)
@@ -450,6 +455,7 @@ static void pinfo_free(struct pinfo *pi)
 	for (size_t i = 0; i < pi->nargs; i++)
 		free(pi->args[i]);
 	free(pi->args);
+	free(pi->blocked);
 }
 
 static int by_start(const void *x, const void *y)
@@ -553,6 +559,10 @@ static int list_processes(const char *path, const struct rp_options *opt, struct
 		q->host = strdup(p.host[0] ? p.host : "localhost");
 		q->clock_tsc = p.clock_tsc;
 		q->writer_cpu_ns = p.writer_cpu_ns;
+		q->blocked = p.stack_blocked; /* taken over */
+		q->nblocked = p.nstack_blocked;
+		p.stack_blocked = NULL;
+		p.nstack_blocked = 0;
 		if (p.ended && p.ending_ticks && p.end_ticks > p.ending_ticks)
 			q->tracer_end_ns =
 			    (uint64_t)((double)(p.end_ticks - p.ending_ticks) * p.ns_per_tick);
@@ -574,6 +584,31 @@ static int list_processes(const char *path, const struct rp_options *opt, struct
 	qsort(pi, (size_t)n, sizeof(*pi), by_start);
 	*out = pi;
 	return n;
+}
+
+/* The threads that blocked the sampling signal, from each process's meta file. */
+static int blocked_threads(const struct pinfo *pi, int npi, struct rp_samples *s)
+{
+	size_t n = 0;
+	for (int j = 0; j < npi; j++)
+		n += pi[j].nblocked;
+	if (!n)
+		return 0;
+	if (!(s->blocked = calloc(n, sizeof(*s->blocked))))
+		return -1;
+	for (int j = 0; j < npi; j++)
+		for (size_t k = 0; k < pi[j].nblocked; k++) {
+			const struct rd_lost *b = &pi[j].blocked[k];
+			char name[PATH_MAX + 16];
+			snprintf(name, sizeof(name), "%s/%u", pi[j].name, b->thread);
+			struct rp_blocked *w = &s->blocked[s->nblocked];
+			if (!(w->thread = json_utf8_dup(name)))
+				return -1;
+			w->tid = b->cause;
+			w->not_taken = b->count;
+			s->nblocked++;
+		}
+	return 0;
 }
 
 static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int npi,
@@ -652,6 +687,8 @@ static int build_run(struct cv *cv, struct acc *acc, const struct pinfo *pi, int
 			m->has_writer_cpu = 1;
 		}
 	if (!m->start || !m->clock)
+		goto out;
+	if (blocked_threads(pi, npi, &run->samples))
 		goto out;
 
 	struct rp_totals *t = &run->totals;

@@ -148,8 +148,17 @@ struct rp_sample_row {
 	uint64_t self_ns, total_ns; /* the CPU time they stand for */
 };
 
+/* A thread that blocked the sampling signal (meta "stack_blocked"). */
+struct rp_blocked {
+	char *thread; /* <process>/<index>, as the threads table names it */
+	uint32_t tid;
+	uint64_t not_taken; /* samples it would have had */
+};
+
 struct rp_samples {
 	uint64_t count, cpu_ns;
+	struct rp_blocked *blocked; /* from a trace only (an archive does not say) */
+	size_t nblocked;
 	struct rp_sample_row *functions; /* by self samples, most first */
 	size_t nfunctions;
 	struct rp_sample_row *regions; /* the innermost open region each fell in ("-": none) */

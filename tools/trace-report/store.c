@@ -152,10 +152,21 @@ static void write_run(struct jw *w, const struct rp_run *r)
 	rp_write_memory_json(w, r);
 
 	const struct rp_samples *sp = &r->samples;
-	if (sp->count) {
+	if (sp->count || sp->nblocked) {
 		jw_object(w, "samples");
 		jw_u64(w, "count", sp->count);
 		jw_u64(w, "cpu_ns", sp->cpu_ns);
+		if (sp->nblocked) {
+			jw_array(w, "blocked");
+			for (size_t i = 0; i < sp->nblocked; i++) {
+				jw_object(w, NULL);
+				jw_str(w, "thread", sp->blocked[i].thread);
+				jw_u64(w, "tid", sp->blocked[i].tid);
+				jw_u64(w, "not_taken", sp->blocked[i].not_taken);
+				jw_end(w);
+			}
+			jw_end(w);
+		}
 		const struct {
 			const char *key;
 			const struct rp_sample_row *rows;
@@ -502,6 +513,24 @@ static void read_samples(struct rctx *c, const struct jv *o, struct rp_samples *
 	s->functions = read_rows(c, o, "functions", 1, &s->nfunctions);
 	s->regions = read_rows(c, o, "regions", 0, &s->nregions);
 	s->paths = read_rows(c, o, "paths", 0, &s->npaths);
+	const struct jv *a = member(c, o, "blocked", JV_ARRAY, 0);
+	if (!a || c->failed)
+		return;
+	if (!(s->blocked = calloc(a->n + 1, sizeof(*s->blocked)))) {
+		bad(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !c->failed; i++) {
+		const struct jv *r = a->items[i];
+		if (r->type != JV_OBJECT) {
+			bad(c, "\"blocked\"[%zu] must be an object", i);
+			break;
+		}
+		struct rp_blocked *b = &s->blocked[s->nblocked++];
+		b->thread = get_str(c, r, "thread", 1, NULL);
+		b->tid = (uint32_t)get_u64(c, r, "tid", 0);
+		b->not_taken = get_u64(c, r, "not_taken", 1);
+	}
 }
 
 static void read_process(struct rctx *c, const struct jv *o, struct rp_process *p)
