@@ -238,6 +238,7 @@ struct numbering {
 	uint32_t *task;	       /* per process: its task, 0: none (no threads) */
 	uint32_t *order;       /* per task - 1: its process */
 	uint32_t *thread;      /* per location: its thread in its task, 0: none */
+	uint32_t *by_number;   /* from a process's first_loc on: its threads' locations */
 	uint32_t *nthreads_of; /* per process */
 	uint32_t *cpu_base;    /* per host: the CPUs of the hosts before it */
 	uint32_t ntasks, ncpus;

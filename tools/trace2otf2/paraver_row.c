@@ -27,6 +27,16 @@ static int by_rank(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Threads by their index in the process (the order it made them). */
+static int by_index(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	uint64_t ia = sort_cv->locs[a].index, ib = sort_cv->locs[b].index;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 /* Is location li a Paraver thread (its process's metrics are not, unless kept)? */
 static int is_thread(const struct cv *cv, size_t li)
 {
@@ -42,20 +52,31 @@ int prv_number_objects(struct cv *cv, struct numbering *n)
 	n->order = calloc(np, sizeof(*n->order));
 	n->nthreads_of = calloc(np, sizeof(*n->nthreads_of));
 	n->thread = calloc(cv->nlocs ? cv->nlocs : 1, sizeof(*n->thread));
+	n->by_number = calloc(cv->nlocs ? cv->nlocs : 1, sizeof(*n->by_number));
 	n->cpu_base = calloc(cv->nhosts ? cv->nhosts : 1, sizeof(*n->cpu_base));
-	if (!n->task || !n->order || !n->nthreads_of || !n->thread || !n->cpu_base)
+	if (!n->task || !n->order || !n->nthreads_of || !n->thread || !n->by_number || !n->cpu_base)
 		return -1;
 	n->ntasks = 0;
 	n->nthreads = 0;
 	for (size_t i = 0; i < cv->nprocs; i++) {
 		const struct cv_process *pr = &cv->procs[i];
-		uint32_t k = 0;
-		/* its threads, then its GPU streams */
-		for (int pass = 0; pass < 2; pass++)
+		uint32_t k = 0, *at = n->by_number + pr->first_loc;
+		/* Its threads in the order the process made them, as Extrae numbers them (the
+		 * order of their first records is another each run: the OpenMP thread numbers of
+		 * a team, which its threads are made in), then its GPU streams. */
+		for (int pass = 0; pass < 2; pass++) {
+			uint32_t from = k;
 			for (size_t li = pr->first_loc; li < pr->first_loc + pr->nlocs; li++)
 				if (is_thread(cv, li) &&
 				    (cv->locs[li].kind == CV_LOC_GPU_STREAM) == pass)
-					n->thread[li] = ++k;
+					at[k++] = (uint32_t)li;
+			if (!pass) {
+				sort_cv = cv;
+				qsort(at + from, k - from, sizeof(*at), by_index);
+			}
+		}
+		for (uint32_t j = 0; j < k; j++)
+			n->thread[at[j]] = j + 1;
 		n->nthreads_of[i] = k;
 		n->nthreads += k;
 		if (k)
@@ -78,6 +99,7 @@ void prv_free_numbering(struct numbering *n)
 	free(n->task);
 	free(n->order);
 	free(n->thread);
+	free(n->by_number);
 	free(n->nthreads_of);
 	free(n->cpu_base);
 }
@@ -132,17 +154,15 @@ void prv_write_row(struct cv *cv, FILE *f, const struct numbering *n)
 	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", n->nthreads);
 	for (uint32_t k = 0; k < n->ntasks; k++) {
 		const struct cv_process *pr = &cv->procs[n->order[k]];
-		for (int pass = 0; pass < 2; pass++) /* as prv_number_objects numbers them */
-			for (size_t li = pr->first_loc; li < pr->first_loc + pr->nlocs; li++) {
-				const struct cv_loc *l = &cv->locs[li];
-				if (!n->thread[li] || (l->kind == CV_LOC_GPU_STREAM) != pass)
-					continue;
-				const char *name = cv->strings[l->name];
-				if (pass)
-					prv_put_label(f, *name ? name : "GPU stream");
-				else
-					fprintf(f, "THREAD 1.%u.%u", k + 1, n->thread[li]);
-				fputc('\n', f);
-			}
+		for (uint32_t j = 0; j < n->nthreads_of[n->order[k]]; j++) {
+			uint32_t li = n->by_number[pr->first_loc + j];
+			const struct cv_loc *l = &cv->locs[li];
+			const char *name = cv->strings[l->name];
+			if (l->kind == CV_LOC_GPU_STREAM)
+				prv_put_label(f, *name ? name : "GPU stream");
+			else
+				fprintf(f, "THREAD 1.%u.%u", k + 1, j + 1);
+			fputc('\n', f);
+		}
 	}
 }
