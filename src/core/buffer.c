@@ -48,8 +48,8 @@
  * the events file again when it was torn.
  *
  * At the end (and before exec) the ring file is cut after the last byte a chunk still needs
- * (ring_cut): FREE chunks give their reservation back, so a finished trace's ring is as long
- * as what it holds.  Producers moving between chunks and the cut exclude each other
+ * (ring_cut): FREE chunks give their reservation back, so a finished trace's ring is about
+ * as long as what it holds.  Producers moving between chunks and the cut exclude each other
  * (move_enter); a reservation after the cut lengthens the file again.
  *
  * Who owns what: a chunk's header and records belong to the producer while FREE->ACTIVE->SEALED,
@@ -1137,18 +1137,16 @@ static void trim_range(int fd, unsigned from, unsigned to)
  * as what it holds (cp, tar and du -b count its holes too).  A FREE chunk holds nothing the
  * events file lacks: its reservation goes (alloc 0; a producer that moves there later
  * reserves it again, and posix_fallocate lengthens the file), and with it the file beyond.
- * ACTIVE and SEALED chunks stay as reserved, this thread's own current chunk down to what
- * it holds (nothing else stores there, and its signals are blocked).  A live thread's
- * chunks are where its slot is, so a pool still running at the end keeps the file as long
- * as its last thread's current chunk.  No producer is in a move meanwhile (move_enter);
- * one held up there for long (a slow disk its own copy waits on) leaves the file as it
- * is.  slot_lock held, signals blocked.
+ * ACTIVE and SEALED chunks stay, and the file ends with the last of them, whole (its
+ * unreserved rest a hole).  A live thread's chunks are where its slot is, so a pool still
+ * running at the end keeps the file as long as its last thread's current chunk.  No producer is in
+ * a move meanwhile (move_enter); one held up there for long (a slow disk its own copy waits on)
+ * leaves the file as it is.  slot_lock held, signals blocked.
  */
 #define CUT_WAIT 10000u /* yields the cut waits for producers in a move */
 static void ring_cut(int fd, unsigned n)
 {
-	struct lt_thread *self = lt_self;
-	if (self && self->moving)
+	if (lt_self && lt_self->moving)
 		return; /* the end from a signal handler inside our own move */
 	__atomic_store_n(&R.cutting, 1, __ATOMIC_SEQ_CST);
 	/* Once no move is seen under way, none starts until the cut is over.  Then the writer
@@ -1163,16 +1161,6 @@ static void ring_cut(int fd, unsigned n)
 			break;
 		sched_yield();
 	}
-	if (self && self->slot >= 0 && self->chunk == chunk_at((unsigned)self->slot, self->cur)) {
-		unsigned s = (unsigned)self->slot;
-		uint64_t page = R.first_piece;
-		uint64_t keep = (sizeof(*self->chunk) + self->chunk->used + page - 1) / page * page;
-		if (keep < __atomic_load_n(&slot_at(s)->alloc[self->cur], __ATOMIC_RELAXED)) {
-			__atomic_store_n(&slot_at(s)->alloc[self->cur], (uint32_t)keep,
-					 __ATOMIC_RELEASE);
-			self->end = chunk_end(s, self->cur);
-		}
-	}
 	off_t end = LT_FILE_HEADER_SIZE;
 	for (unsigned s = 0; s < n; s++)
 		for (unsigned i = 0; i < R.chunks; i++) {
@@ -1181,6 +1169,10 @@ static void ring_cut(int fd, unsigned n)
 			if (alloc && chunk_state(chunk_at(s, i)) != LT_CHUNK_FREE && to > end)
 				end = to;
 		}
+	/* Whole chunks: a reader of an older minor version takes a chunk only where the file
+	 * holds all of it. */
+	uint64_t whole = ((uint64_t)(end - LT_FILE_HEADER_SIZE) + R.chunk_size - 1) / R.chunk_size;
+	end = (off_t)(LT_FILE_HEADER_SIZE + whole * R.chunk_size);
 	for (unsigned s = 0; s < n; s++)
 		for (unsigned i = 0; i < R.chunks; i++) {
 			uint32_t alloc = __atomic_load_n(&slot_at(s)->alloc[i], __ATOMIC_ACQUIRE);

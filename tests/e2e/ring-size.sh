@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A finished trace's files are as long as what they hold: the ring file ends after the last
-# byte a chunk still needs (cp, tar, scp and du -b count a sparse file's holes).  Threads
+# A finished trace's files are about as long as what they hold: the ring file ends after
+# the last chunk that holds anything (cp, tar, scp and du -b count a sparse file's holes).  Threads
 # joined, then main returns; a shell that execs; an OpenMP pool still alive at the end,
 # whose threads' current chunks must stay whole and readable.  Before, each thread's ring
 # slot stayed an 8 MiB hole: 32 MiB for 4 joined threads, 16 MiB for a process that
 # exec'd.
 . "$(dirname "$0")/lib.sh"
 export LIBTRACE_SAMPLE_PERIOD=0
-small=$((256 * 1024)) # bytes: the first page, and the main thread's first chunk so far
+small=$((4096 + 1024 * 1024)) # bytes: the first page and the main thread's chunk, whole
 
 # apparent DIR: the largest ring's size, in bytes.
 apparent() {

@@ -710,8 +710,8 @@ static void index_ring(struct rd_process *p, size_t *cap, rd_warn_fn warn, void 
 		warnf(warn, ctx, p, "%s:0: implausible ring geometry", p->ring_path);
 		return;
 	}
-	/* A ring ends after the last byte a chunk needed at the process's end: its last
-	 * chunk may be partial, holding `used` bytes at least. */
+	/* A ring cut short (a copy of it, a full disk) may end inside a chunk: what it holds
+	 * of it is taken. */
 	uint64_t size = p->ring_size;
 	for (uint64_t off = LT_FILE_HEADER_SIZE; off + sizeof(struct lt_chunk_header) <= size;
 	     off += fh.chunk_size) {
