@@ -81,13 +81,17 @@ exported = set(l.split()[-1].split('@')[0] for l in nm.stdout.splitlines())
 want = set(open(expected).read().split())
 enters = collections.Counter()
 where = collections.defaultdict(set)
+described = collections.defaultdict(set)
 with otf2.reader.open(anchor) as tr:
     for loc, ev in tr.events:
         if type(ev).__name__ == 'Enter' and ev.region.name.startswith('!$omp parallel'):
             enters[ev.region.name] += 1
             where[ev.region.name].add(loc.name)
+            described[ev.region.name].add(ev.region.description or '')
 errors = []
-named = re.compile(r'!\$omp parallel (\S.*(_omp_fn|@).*|[^ /]+\+0x[0-9a-f]+)')
+# An outlined function of a stripped library is named after the exported function that
+# forked it, "foo (outlined)", its module+offset the region's description.
+named = re.compile(r'!\$omp parallel (\S.*(_omp_fn|@).*|[^ /]+\+0x[0-9a-f]+|\S+ \(outlined\))')
 own = []
 for name in sorted(enters):
     print('  %-60s %5d enters on %d locations' % (name, enters[name], len(where[name])))
@@ -106,6 +110,14 @@ if not any(len(w) >= 2 for w in where.values()):
 # gdb's outlined functions, named module+offset: the same set when the names are such.
 offset = re.compile(r'!\$omp parallel ([^ /]+\+0x[0-9a-f]+)')
 got = set(m.group(1) for m in map(offset.fullmatch, enters) if m)
+for name in enters:
+    if name.endswith(' (outlined)'):
+        for text in described[name]:
+            d = re.search(r'[^ /]+\+0x[0-9a-f]+', text)
+            if d:
+                got.add(d.group(0))
+            else:
+                errors.append('region %r does not say its module+offset: %r' % (name, text))
 if want and got and got != want:
     errors.append('outlined functions %s in the archive, gdb saw %s' % (sorted(got), sorted(want)))
 for e in errors:
