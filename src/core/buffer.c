@@ -341,6 +341,8 @@ int lt_buffer_open(const char *dir, int after_fork)
 		R.io_lock = (struct lt_lock)LT_LOCK_INIT;
 		R.io_failed = 0;
 		R.dump_pending = 0;
+		/* A fork while another thread cut the parent's ring: the child's is whole. */
+		R.cutting = R.moving = R.cut = 0;
 		lt_buf_writer_after_fork();
 	} else {
 		lt_buf_writer_init();
