@@ -31,6 +31,7 @@ static const char usage[] =
     "  -s, --sampler  the sampler thread's records too, after the program's threads:\n"
     "                 its metrics (METRIC) and the CPUs threads moved to (CPU)\n"
     "  -h, --help     this text\n"
+    "      --version  the version of libtrace, then exit\n"
     "\n"
     "Exit status: 0 the trace was read whole; 1 it was damaged, and every valid record\n"
     "was printed (the problems are on stderr, with file and offset); 2 nothing could be\n"
@@ -500,6 +501,7 @@ int main(int argc, char **argv)
 	    {"stats", no_argument, NULL, 'S'},
 	    {"sampler", no_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'}, /* long only: V is not in the short options */
 	    {NULL, 0, NULL, 0},
 	};
 	static struct dump d;
@@ -518,6 +520,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("trace-dump (libtrace) %s\n", LIBTRACE_VERSION);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -51,6 +51,7 @@ static const char usage[] =
     "      --debug-dir DIR  where separate debug files live (default /usr/lib/debug)\n"
     "  -q, --quiet          no warnings about damaged traces\n"
     "  -h, --help           this text\n"
+    "      --version        the version of libtrace, then exit\n"
     "\n"
     "--compare BASELINE CANDIDATE: each a comma-separated list of trace directories, OTF2\n"
     "archives, saved profiles (a profile may hold several runs) and directories of these\n"
@@ -350,6 +351,7 @@ enum {
 	OPT_MARKDOWN,
 	OPT_TREE,
 	OPT_HTML,
+	OPT_VERSION,
 };
 
 int main(int argc, char **argv)
@@ -374,6 +376,7 @@ int main(int argc, char **argv)
 	    {"html", no_argument, NULL, OPT_HTML},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
 	    {NULL, 0, NULL, 0},
 	};
 	/* The profiles hold what the traces hold (the program's arguments): as private. */
@@ -479,6 +482,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return RP_EXIT_OK;
+		case OPT_VERSION:
+			printf("trace-report (libtrace) %s\n", LIBTRACE_VERSION);
 			return RP_EXIT_OK;
 		default: /* getopt said what is wrong */
 			return usage_error();

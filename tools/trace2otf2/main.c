@@ -44,6 +44,7 @@ static const char usage_tail[] =
     "                       moved onto rank 0's clock with the offsets measured at\n"
     "                       MPI_Init and MPI_Finalize, interpolated linearly)\n"
     "  -h, --help           this text\n"
+    "      --version        the version of libtrace, then exit\n"
     "\n"
     "Code addresses (thread start routines) are named through each process's memory\n"
     "map: function, and source file and line where debug information exists"
@@ -331,6 +332,7 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 	    {"to", required_argument, NULL, 'T'},
 	    {"min-duration", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	/* The outputs hold what the trace holds (the program's arguments, its environment's
@@ -404,6 +406,9 @@ static int convert_main(int argc, char **argv, struct conv_mpi **mpip)
 		}
 		case 'h':
 			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("trace2otf2 (libtrace) %s\n", LIBTRACE_VERSION);
 			return EXIT_OK;
 		default:
 			usage(stderr);
