@@ -10,7 +10,9 @@
 #      installed trace-dump reads the trace: the program's region and marker are in it;
 #  (d) only the public header is installed (no mpi_abi.h);
 #  (e) every installed tool answers --version, "<tool> (libtrace) <version>", exit 0, and
-#      finds the install's libraries through a relative RPATH ($ORIGIN).
+#      finds the install's libraries through a relative RPATH ($ORIGIN);
+#  (f) the prefix moved elsewhere still works: libtrace.pc and libtraceConfig.cmake name
+#      the new place, the moved trace-run and trace-dump trace and read.
 . "$(dirname "$0")/lib.sh"
 
 command -v pkg-config >/dev/null || skip "pkg-config is missing (apt-get install pkg-config)"
@@ -119,3 +121,24 @@ for f in "$prefix"/bin/*; do
 		fail "(e) $f has no \$ORIGIN RPATH: $(readelf -d "$f" | grep -E 'RUNPATH|RPATH')"
 done
 echo "(e) ${tools[*]}: --version says '<tool> (libtrace) $version'; the binaries' RPATH is relative"
+
+# ---- (f) a moved prefix
+moved=$WORK/moved
+mv "$prefix" "$moved"
+export PKG_CONFIG_PATH=${PKG_CONFIG_PATH/$prefix/$moved}
+case $(pkg-config --cflags libtrace) in
+*"$moved"/*) ;;
+*) fail "(f) after a move, pkg-config --cflags libtrace says $(pkg-config --cflags libtrace)" ;;
+esac
+cmake -S "$WORK/cmake-app" -B "$WORK/cmake-moved" -DCMAKE_PREFIX_PATH="$moved" \
+	>"$WORK/cmake-moved.log" 2>&1 || fail "(f) find_package(libtrace) fails in the moved prefix"
+case $(cat "$WORK/cmake-moved/preload.txt") in
+"$moved"/*) ;;
+*) fail "(f) after a move, LIBTRACE_PRELOAD_LIBRARY is $(cat "$WORK/cmake-moved/preload.txt")" ;;
+esac
+rm -rf "$WORK/trace"
+"$moved/bin/trace-run" -q -o "$WORK/trace" -- "$TESTBIN/count_events" 1 10 >/dev/null 2>&1 ||
+	fail "(f) the moved trace-run cannot trace"
+n=$("$moved/bin/trace-dump" "$WORK/trace" | grep -c ' COUNTER ')
+[ "$n" = 20 ] || fail "(f) the moved trace-dump reads $n counter records, expected 20 (2 threads x 10)"
+echo "(f) the moved prefix: pkg-config, find_package, trace-run and trace-dump still work"
