@@ -3,7 +3,8 @@
 # The Debian package: `cpack -G DEB` in the build directory makes libtrace-tracer_<version>,
 # every file of it under /opt/libtrace; `dpkg -i` installs it, the installed tools run the
 # demo (trace-run traces programs, trace-dump reads their traces, trace-report profiles
-# one, trace2otf2 converts it), and `dpkg -r` removes every file it installed.
+# one, trace2otf2 converts it, under mpirun too where Open MPI is: its MPI module lies in
+# /opt/libtrace/lib/libtrace/), and `dpkg -r` removes every file it installed.
 #
 # THIS TEST CHANGES THE MACHINE: it installs a package with dpkg and removes it again (a
 # trap removes it when a check fails). It runs only as root, with dpkg and cpack, when CI or
@@ -89,6 +90,17 @@ if [ -x $root/bin/trace2otf2 ]; then
 				fail "otf2-print -Werror rejects the installed trace2otf2's archive"
 		fi
 		made=OTF2
+		# The converter's MPI module of the package, found relative to bin/.
+		if [ -f $root/lib/libtrace/libtrace-convert-mpi-openmpi.so ] &&
+			command -v mpirun.openmpi >/dev/null; then
+			timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 \
+				$root/bin/trace2otf2 -q "$WORK/demo" -o "$WORK/par.otf2" >"$WORK/par.log" 2>&1 || {
+				tail -5 "$WORK/par.log" >&2
+				fail "mpirun -np 2 of the installed trace2otf2 fails"
+			}
+			[ -f "$WORK/par.otf2/traces.otf2" ] || fail "mpirun -np 2 trace2otf2 wrote no archive"
+			made="OTF2 (also by mpirun -np 2 trace2otf2)"
+		fi
 	else
 		$root/bin/trace2otf2 -q --format=chrome "$WORK/demo" >/dev/null 2>&1 ||
 			fail "the installed trace2otf2 --format=chrome fails"
