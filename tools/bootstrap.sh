@@ -23,7 +23,7 @@ demo | test) ;;
 esac
 
 # Build and test dependencies, all from Debian's archive.
-packages=(build-essential cmake pkg-config python3 binutils
+packages=(build-essential dpkg-dev cmake pkg-config python3 binutils
 	libotf2-trace-dev otf2-tools python3-otf2 libpapi-dev libnuma-dev binutils-dev libunwind-dev
 	pigz xz-utils sysbench strace clang-format clang libomp-dev
 	imagemagick-6.q16 graphicsmagick python3-numpy libopenblas0-openmp gdb

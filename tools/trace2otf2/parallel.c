@@ -56,7 +56,9 @@ int conv_launcher_size(enum conv_mpi_abi *abi)
 	return 0;
 }
 
-/* The module `name` beside the executable, else in the installed module directory. */
+/* The module `name` beside the executable (a build directory), else in the module directory
+ * relative to it (an install, wherever its prefix is now: a package's /opt/libtrace), else in
+ * the module directory of the configured prefix. */
 static void *load(const char *name, char *path, size_t len)
 {
 	char exe[PATH_MAX];
@@ -69,6 +71,12 @@ static void *load(const char *name, char *path, size_t len)
 			*slash = '\0';
 		snprintf(path, len, "%s/%s", exe, name);
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+#ifdef LIBTRACE_MODULE_RELDIR
+		if (!h) {
+			snprintf(path, len, "%s/%s/%s", exe, LIBTRACE_MODULE_RELDIR, name);
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+#endif
 	}
 #ifdef LIBTRACE_MODULE_DIR
 	if (!h) {
