@@ -1034,8 +1034,11 @@ static uint64_t *reserve_slow(struct lt_thread *t, unsigned words)
 			return t->sink;
 		}
 	}
-	chunk_seal(cur, 0);
+	/* The next chunk ACTIVE before this one is SEALED: a thread killed in between (the
+	 * program's exit while it records) leaves an ACTIVE chunk in the ring either way, and
+	 * the reader never takes a sealed chunk without a successor for lost ones. */
 	chunk_start(t, next);
+	chunk_seal(cur, 0);
 	lt_buf_writer_kick();
 	return lt_reserve(t, words);
 }
@@ -1052,8 +1055,9 @@ void lt_buffer_settle(struct lt_thread *t)
 	move_enter(t);
 	if (chunk_ready((unsigned)t->slot, next)) {
 		t->dropping = 0;
-		chunk_seal(chunk_at((unsigned)t->slot, t->cur), 0);
-		chunk_start(t, next);
+		struct lt_chunk_header *cur = chunk_at((unsigned)t->slot, t->cur);
+		chunk_start(t, next); /* before the seal, as in reserve_slow */
+		chunk_seal(cur, 0);
 		lt_buf_writer_kick();
 	}
 	move_leave(t);
