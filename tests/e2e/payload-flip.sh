@@ -15,7 +15,7 @@ events=$(echo "$WORK"/t/*/events)
 # A chunk whose copy in the ring is longer (the main thread's, copied at the end while it
 # still ran, then written to further) is read from the ring: a flip in its events copy is
 # in nothing read, so it is not one of the places; nor is a copy another one as long or
-# longer in the events file may stand for.
+# longer in the events file may stand for, nor the zero padding after packed records.
 python3 - "$events" "$(dirname "$events")/ring" >"$WORK/bits" <<'PY' || fail "cannot index the events file"
 import random, struct, sys
 data = open(sys.argv[1], 'rb').read()
@@ -32,8 +32,9 @@ while off + 64 <= len(data):
     magic, hsize, thread, tid, seq, cap, used, lost, flags, check, state, res = \
         struct.unpack_from('<IIIIQQQQIIII', data, off)
     stored = cap - hsize if flags & 2 else used
-    if stored:
-        found.append(((thread, seq), used, off + hsize, stored))
+    payload = res if flags & 2 else used  # a packed chunk's padding after it is no record
+    if payload:
+        found.append(((thread, seq), used, off + hsize, payload))
 
     off += hsize + stored + ((8 - stored % 8) % 8 if flags & 2 else 0)
 # (and of two copies as long in the events file, the reader may take either)
